@@ -1,0 +1,11 @@
+/* cli.h: subcommands of `lfa`; each takes its own argv (argv[0] is the
+ * subcommand name) and returns the process exit status. */
+#ifndef LFA_CLI_H
+#define LFA_CLI_H
+
+enum { LFA_EXIT_OK = 0, LFA_EXIT_FINDINGS = 1, LFA_EXIT_UNUSABLE = 2 };
+
+int lfa_cli_dump(int argc, char **argv);
+int lfa_cli_sample(int argc, char **argv);
+
+#endif

@@ -1,0 +1,35 @@
+/* main.c: the `lfa` command: one front door, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char USAGE[] =
+    "usage: lfa <command> [options]\n"
+    "\n"
+    "lfa reads and checks Lance datasets that carry Field Assignment state\n"
+    "(one bit per live row per tracked field: does the row have a current\n"
+    "logical assignment?).\n"
+    "\n"
+    "commands:\n"
+    "  dump DATASET [--version N] [--json]\n"
+    "        show each version: operation, flags, schema, fragments, deletions\n"
+    "        and the assignment state of every tracked field\n"
+    "  sample OUT_DIR\n"
+    "        write a small example dataset (the one the README dumps)\n"
+    "\n"
+    "Run `lfa <command> --help` for the details of one command.\n"
+    "Exit status: 0 success, 1 findings (checking commands), 2 unusable input\n"
+    "or bad usage.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    fputs(USAGE, argc < 2 ? stderr : stdout);
+    return argc < 2 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
+  }
+  if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
+  if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
+  fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
+  return LFA_EXIT_UNUSABLE;
+}

@@ -1,0 +1,41 @@
+/* limits.h: every bound lfa applies to hostile input, in one place.
+ *
+ * Each count or size read from input is compared with one of these before
+ * anything is allocated for it. They are generous for real datasets and small
+ * enough that no input can make a decoder allocate more than about 1 GiB.
+ * Changing one is a spec change (spec/ lists them as reader limits).
+ */
+#ifndef LFA_LIMITS_H
+#define LFA_LIMITS_H
+
+#include <stdint.h>
+
+/* A whole manifest file under `_versions/`. */
+#define LFA_MANIFEST_FILE_BYTES_MAX (256u << 20)
+/* A `.txn` file or an inline transaction section. */
+#define LFA_TRANSACTION_BYTES_MAX (256u << 20)
+/* Bytes protobuf-c may allocate while unpacking one message (amplification
+ * of small wire entries into large C structs is bounded by this). */
+#define LFA_PROTO_ALLOC_MAX (1024u << 20)
+/* A field-assignment root or bitmap object (upstream's v2 cap as well). */
+#define LFA_ASSIGNMENT_OBJECT_BYTES_MAX (512u << 20)
+/* A deletion file of either kind. */
+#define LFA_DELETION_FILE_BYTES_MAX (256u << 20)
+/* Rows listed in one `.arrow` deletion file (4 bytes each once decoded). */
+#define LFA_DELETION_ARROW_ROWS_MAX (1u << 24)
+/* Decompressed bytes of one ZSTD-compressed Arrow body buffer. */
+#define LFA_ZSTD_OUTPUT_BYTES_MAX (64u << 20)
+/* Containers in a 32-bit Roaring bitmap: 2^16 keys exist. */
+#define LFA_ROARING_CONTAINERS_MAX (1u << 16)
+/* Buckets (distinct high 32 bits) in a 64-bit Roaring treemap. */
+#define LFA_TREEMAP_BUCKETS_MAX (1u << 16)
+/* Row ids one row-id sequence may expand to. */
+#define LFA_ROW_IDS_MAX (1u << 28)
+/* Segments in one row-id sequence. */
+#define LFA_ROW_ID_SEGMENTS_MAX (1u << 20)
+/* Versions listed in one `_versions/` directory. */
+#define LFA_VERSIONS_MAX (1u << 20)
+/* Bytes of one relative or resolved object path. */
+#define LFA_PATH_BYTES_MAX 4096u
+
+#endif

@@ -1,0 +1,63 @@
+/* manifest.h: manifest files under `_versions/` [FA-LANCE-1].
+ *
+ *   offset 0 .. : [IndexSection  u32 len | protobuf]   optional, at index_section
+ *                 [Transaction   u32 len | protobuf]   optional, at transaction_section
+ *   P           : [Manifest      u32 len | protobuf]
+ *   len - 16    : i64 LE P | u16 LE major | u16 LE minor | "LANC"
+ *
+ * The manifest protobuf must end exactly where the footer starts. Section
+ * offsets are absolute file positions of a section's length prefix and must
+ * lie wholly before P.
+ */
+#ifndef LFA_MANIFEST_H
+#define LFA_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/bytes.h"
+#include "lfa/error.h"
+#include "table.pb-c.h"
+#include "transaction.pb-c.h"
+
+/* Footer version lfa writes: what Lance writes since v1.0.0-beta.1
+ * (earlier releases wrote 0.1; no reader checks it). */
+#define LFA_MANIFEST_FOOTER_MAJOR 0
+#define LFA_MANIFEST_FOOTER_MINOR 2
+
+/* Writer feature bit of Field Assignment [FA-FLAG-1]. */
+#define LFA_FLAG_FIELD_ASSIGNMENT 256u
+
+/* A decoded manifest file. OWNERSHIP: every pointer is owned by the struct;
+ * lfa_manifest_file_free releases them. */
+typedef struct lfa_manifest_file {
+  Lance__Table__Manifest *manifest;
+  Lance__Table__IndexSection *index_section; /* NULL when absent */
+  Lance__Table__Transaction *transaction;    /* inline section; NULL when absent */
+  uint16_t footer_major;
+  uint16_t footer_minor;
+  uint64_t manifest_offset; /* P */
+} lfa_manifest_file;
+
+/* Decodes a whole manifest file: framing, the manifest, its index and
+ * inline transaction sections (the transaction through
+ * lfa_transaction_decode), and the descriptor rules of
+ * lfa_manifest_check_descriptors. */
+lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data, size_t len,
+                                    lfa_error *err);
+void lfa_manifest_file_free(lfa_manifest_file *file);
+
+/* The reader rules on manifest field 22: field ids unique [FA-STORE-1] and
+ * in the schema [FA-STORE-3], every root present with a non-empty path
+ * [FA-STORE-4]. Order is not a reader rule (readers sort; FA-STORE-2 is for
+ * writers and verifiers). */
+lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *manifest, lfa_error *err);
+
+/* Writes [inline transaction section][manifest][footer]. When `transaction`
+ * is not NULL, the written manifest's transaction_section points at it;
+ * index_section is never written (lfa writes no indices). The caller's
+ * manifest is not modified. */
+lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *manifest,
+                                    const Lance__Table__Transaction *transaction, lfa_error *err);
+
+#endif

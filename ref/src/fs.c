@@ -1,0 +1,130 @@
+/* fs.c: bounded file reads, sorted listings, create-only writes (lfa/fs.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "lfa/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lfa/limits.h"
+
+lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  struct stat st;
+  lfa_status rc = LFA_OK;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: not a regular file", path);
+  else if ((uint64_t)st.st_size > max_bytes)
+    rc = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: %lld bytes exceeds the limit of %zu", path,
+                  (long long)st.st_size, max_bytes);
+  uint8_t *tail = NULL;
+  if (rc == LFA_OK) rc = lfa_buf_extend(out, (size_t)st.st_size, &tail, err);
+  size_t got = 0;
+  while (rc == LFA_OK && got < out->len) {
+    ssize_t n = read(fd, tail + got, out->len - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read", path);
+    else got += (size_t)n;
+  }
+  close(fd);
+  if (rc != LFA_OK) lfa_buf_free(out);
+  return rc;
+}
+
+int lfa_fs_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lfa_fs_names_free(lfa_names *names) {
+  for (size_t i = 0; i < names->count; i++) free(names->names[i]);
+  free(names->names);
+  memset(names, 0, sizeof *names);
+}
+
+static lfa_status push_name(lfa_names *out, size_t *cap, const char *name, lfa_error *err) {
+  if (out->count == *cap) {
+    size_t grown = *cap ? *cap * 2 : 16;
+    char **names = realloc(out->names, grown * sizeof *names);
+    if (names == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot list a directory");
+    out->names = names;
+    *cap = grown;
+  }
+  out->names[out->count] = strdup(name);
+  if (out->names[out->count] == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot list a directory");
+  out->count++;
+  return LFA_OK;
+}
+
+lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  DIR *d = opendir(dir);
+  if (d == NULL && errno == ENOENT && missing_ok) return LFA_OK;
+  if (d == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", dir, strerror(errno));
+  size_t cap = 0;
+  lfa_status rc = LFA_OK;
+  for (struct dirent *e; rc == LFA_OK && (e = readdir(d)) != NULL;) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    rc = push_name(out, &cap, e->d_name, err);
+  }
+  closedir(d);
+  if (rc != LFA_OK) {
+    lfa_fs_names_free(out);
+    return rc;
+  }
+  qsort(out->names, out->count, sizeof *out->names, by_name);
+  return LFA_OK;
+}
+
+/* mkdir -p for the directory part of `path`. */
+static lfa_status make_parents(const char *path, lfa_error *err) {
+  char buf[LFA_PATH_BYTES_MAX];
+  size_t n = strlen(path);
+  if (n >= sizeof buf) return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "path too long: %s", path);
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i < n; i++) {
+    if (buf[i] != '/') continue;
+    buf[i] = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+      return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", buf, strerror(errno));
+    buf[i] = '/';
+  }
+  return LFA_OK;
+}
+
+lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, lfa_error *err) {
+  lfa_status rc = make_parents(path, err);
+  if (rc != LFA_OK) return rc;
+  /* [FA-STORE-8] O_EXCL: an object path, once written, is never replaced. */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "%s: %s", path, strerror(errno));
+  size_t put = 0;
+  while (rc == LFA_OK && put < len) {
+    ssize_t n = write(fd, data + put, len - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+    else put += (size_t)n;
+  }
+  if (close(fd) != 0 && rc == LFA_OK) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  return rc;
+}
+
+lfa_status lfa_fs_join(char *out, size_t cap, const char *a, const char *b, lfa_error *err) {
+  size_t la = strlen(a);
+  while (la > 1 && a[la - 1] == '/') la--;
+  int n = snprintf(out, cap, "%.*s/%s", (int)la, a, b);
+  if (n < 0 || (size_t)n >= cap || (size_t)n >= LFA_PATH_BYTES_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "path too long: %s/%s", a, b);
+  return LFA_OK;
+}

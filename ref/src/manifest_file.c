@@ -1,0 +1,159 @@
+/* manifest_file.c: manifest file framing and manifest field 22 reader rules.
+ * Implements FA-LANCE-1, FA-STORE-1, FA-STORE-3, FA-STORE-4; layout in
+ * lfa/manifest.h. */
+#include "lfa/manifest.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/limits.h"
+#include "lfa/pb.h"
+#include "lfa/transaction.h"
+
+enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4 };
+static const char MAGIC[4] = {'L', 'A', 'N', 'C'};
+
+/* Finds the protobuf of a u32-length-prefixed section at `at` that must end
+ * no later than `end`. */
+static lfa_status section_at(const uint8_t **body, size_t *body_len, const uint8_t *data,
+                             uint64_t at, uint64_t end, const char *what, lfa_error *err) {
+  if (at > end || end - at < PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1",
+                    "%s offset %" PRIu64 " is not before the manifest at %" PRIu64, what, at, end);
+  uint32_t n = lfa_load_u32le(data + at);
+  if (n > end - at - PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1",
+                    "%s at %" PRIu64 " declares %u bytes but only %" PRIu64 " precede the manifest", what,
+                    at, (unsigned)n, end - at - PREFIX_BYTES);
+  *body = data + at + PREFIX_BYTES;
+  *body_len = n;
+  return LFA_OK;
+}
+
+/* [FA-LANCE-1] footer and the manifest's length prefix. */
+static lfa_status read_footer(lfa_manifest_file *out, const uint8_t **body, size_t *body_len,
+                              const uint8_t *data, size_t len, lfa_error *err) {
+  if (len > LFA_MANIFEST_FILE_BYTES_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "manifest file of %zu bytes exceeds %u", len,
+                    (unsigned)LFA_MANIFEST_FILE_BYTES_MAX);
+  if (len < FOOTER_BYTES + PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-LANCE-1", "manifest file of %zu bytes has no room for its footer", len);
+  const uint8_t *footer = data + len - FOOTER_BYTES;
+  if (memcmp(footer + 12, MAGIC, sizeof MAGIC) != 0)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1", "manifest file does not end with \"LANC\"");
+  uint64_t pos = lfa_load_u64le(footer);
+  out->footer_major = lfa_load_u16le(footer + 8);
+  out->footer_minor = lfa_load_u16le(footer + 10);
+  uint64_t end = len - FOOTER_BYTES;
+  if (pos > end || end - pos < PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1",
+                    "footer points at byte %" PRIu64 ", outside the %zu-byte file", pos, len);
+  uint32_t n = lfa_load_u32le(data + pos);
+  if ((uint64_t)n != end - pos - PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1",
+                    "manifest at %" PRIu64 " declares %u bytes but %" PRIu64 " lie before the footer", pos,
+                    (unsigned)n, end - pos - PREFIX_BYTES);
+  out->manifest_offset = pos;
+  *body = data + pos + PREFIX_BYTES;
+  *body_len = n;
+  return LFA_OK;
+}
+
+static lfa_status read_sections(lfa_manifest_file *out, const uint8_t *data, lfa_error *err) {
+  const Lance__Table__Manifest *m = out->manifest;
+  const uint8_t *body = NULL;
+  size_t n = 0;
+  lfa_status st = LFA_OK;
+  if (m->_index_section_case == LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION) {
+    st = section_at(&body, &n, data, m->index_section, out->manifest_offset, "index section", err);
+    if (st == LFA_OK)
+      st = lfa_pb_unpack((ProtobufCMessage **)&out->index_section, &lance__table__index_section__descriptor,
+                         body, n, "index section", err);
+  }
+  if (st == LFA_OK &&
+      m->_transaction_section_case == LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION) {
+    st = section_at(&body, &n, data, m->transaction_section, out->manifest_offset,
+                    "transaction section", err);
+    if (st == LFA_OK) st = lfa_transaction_decode(&out->transaction, body, n, err);
+    if (st != LFA_OK) lfa_error_prefix(err, "inline transaction");
+  }
+  return st;
+}
+
+lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data, size_t len,
+                                    lfa_error *err) {
+  const uint8_t *body = NULL;
+  size_t n = 0;
+  memset(out, 0, sizeof *out);
+  lfa_status st = read_footer(out, &body, &n, data, len, err);
+  if (st == LFA_OK)
+    st = lfa_pb_unpack((ProtobufCMessage **)&out->manifest, &lance__table__manifest__descriptor, body, n,
+                       "manifest", err);
+  if (st == LFA_OK) st = read_sections(out, data, err);
+  if (st == LFA_OK) st = lfa_manifest_check_descriptors(out->manifest, err);
+  if (st != LFA_OK) lfa_manifest_file_free(out);
+  return st;
+}
+
+void lfa_manifest_file_free(lfa_manifest_file *file) {
+  lfa_pb_free(file->manifest);
+  lfa_pb_free(file->index_section);
+  lfa_transaction_free(file->transaction);
+  memset(file, 0, sizeof *file);
+}
+
+static bool schema_has_field(const Lance__Table__Manifest *m, int32_t id) {
+  for (size_t i = 0; i < m->n_fields; i++)
+    if (m->fields[i]->id == id) return true;
+  return false;
+}
+
+lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_error *err) {
+  for (size_t i = 0; i < m->n_field_assignment_states; i++) {
+    const Lance__Table__FieldAssignmentState *d = m->field_assignment_states[i];
+    for (size_t j = 0; j < i; j++)
+      /* [FA-STORE-1] "unique within a manifest": a reader cannot pick one. */
+      if (m->field_assignment_states[j]->field_id == d->field_id)
+        return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-1",
+                        "field %d has two assignment descriptors (entries %zu and %zu)", d->field_id, j, i);
+    if (!schema_has_field(m, d->field_id))
+      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-3",
+                      "assignment descriptor %zu names field %d, which is not in the schema", i, d->field_id);
+    if (d->root == NULL)
+      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment descriptor of field %d has no root",
+                      d->field_id);
+    if (d->root->path == NULL || d->root->path[0] == '\0')
+      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment root of field %d has an empty path",
+                      d->field_id);
+  }
+  return LFA_OK;
+}
+
+lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *manifest,
+                                    const Lance__Table__Transaction *transaction, lfa_error *err) {
+  Lance__Table__Manifest m = *manifest; /* shallow: only the section offsets differ */
+  m._index_section_case = LANCE__TABLE__MANIFEST___INDEX_SECTION__NOT_SET;
+  m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION__NOT_SET;
+  size_t start = out->len;
+  lfa_status st = LFA_OK;
+  if (transaction != NULL) {
+    size_t at = out->len;
+    st = lfa_buf_put_u32le(out, 0, err);
+    if (st == LFA_OK) st = lfa_transaction_encode(out, transaction, err);
+    if (st == LFA_OK) lfa_store_u32le(out->data + at, (uint32_t)(out->len - at - PREFIX_BYTES));
+    m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
+    m.transaction_section = at - start;
+  }
+  uint64_t pos = out->len - start;
+  size_t at = out->len;
+  if (st == LFA_OK) st = lfa_buf_put_u32le(out, 0, err);
+  if (st == LFA_OK) st = lfa_pb_pack(out, &m.base, err);
+  if (st == LFA_OK) lfa_store_u32le(out->data + at, (uint32_t)(out->len - at - PREFIX_BYTES));
+  if (st == LFA_OK) st = lfa_buf_put_u64le(out, pos, err);
+  if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MAJOR, err);
+  if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MINOR, err);
+  if (st == LFA_OK) st = lfa_buf_append(out, MAGIC, sizeof MAGIC, err);
+  return st;
+}

@@ -1,0 +1,221 @@
+/* test_bitmap.c: portable Roaring bitmaps and treemaps (ref/src/bitmap.c).
+ * Requirement ids: FA-BITMAP-1, FA-BITMAP-2, FA-TXN-1, FA-LIMIT-1. */
+#include "testutil.h"
+
+#include "lfa/bitmap.h"
+
+/* Hand-built no-run bitmap: one array container, key 0, values as given.
+ * Layout per RoaringFormatSpec: cookie, count, key/card-1, offset, values. */
+static size_t hand_array(uint8_t *out, const uint16_t *values, uint16_t n) {
+  size_t p = 0;
+  lfa_store_u32le(out + p, 12346), p += 4;
+  lfa_store_u32le(out + p, 1), p += 4;
+  out[p++] = 0, out[p++] = 0;                                       /* key 0 */
+  out[p++] = (uint8_t)(n - 1), out[p++] = (uint8_t)((n - 1) >> 8); /* card-1 */
+  lfa_store_u32le(out + p, 16), p += 4;                            /* offset */
+  for (uint16_t i = 0; i < n; i++) out[p++] = (uint8_t)values[i], out[p++] = (uint8_t)(values[i] >> 8);
+  return p;
+}
+
+static roaring_bitmap_t *round_trip(const roaring_bitmap_t *in) {
+  lfa_error err = {0};
+  lfa_buf buf = {0};
+  roaring_bitmap_t *out = NULL;
+  assert_ok(lfa_bitmap_encode(&buf, in, &err), &err);
+  assert_int_equal(lfa_load_u32le(buf.data), 12346); /* FA-BITMAP-1: no-run form written */
+  assert_ok(lfa_bitmap_decode(&out, buf.data, buf.len, &err), &err);
+  lfa_buf_free(&buf);
+  assert_true(roaring_bitmap_equals(in, out));
+  return out;
+}
+
+static void test_FA_BITMAP_1_round_trip_all_container_kinds(void **state) {
+  (void)state;
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  roaring_bitmap_add(bm, 7);                          /* array container */
+  roaring_bitmap_add_range(bm, 70000, 70000 + 5000);  /* bitset container */
+  roaring_bitmap_add_range(bm, 200000, 260000);       /* becomes runs after optimize */
+  roaring_bitmap_add(bm, UINT32_MAX);
+  roaring_bitmap_run_optimize(bm);
+  roaring_bitmap_t *back = round_trip(bm);
+  roaring_bitmap_free(back);
+  roaring_bitmap_free(bm);
+  roaring_bitmap_t *empty = roaring_bitmap_create();
+  back = round_trip(empty);
+  assert_true(roaring_bitmap_is_empty(back));
+  roaring_bitmap_free(back);
+  roaring_bitmap_free(empty);
+}
+
+static void test_FA_BITMAP_1_run_form_accepted(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(100, 5000, 1);
+  roaring_bitmap_run_optimize(bm);
+  size_t n = roaring_bitmap_portable_size_in_bytes(bm);
+  uint8_t *bytes = malloc(n);
+  roaring_bitmap_portable_serialize(bm, (char *)bytes);
+  assert_int_equal(lfa_load_u32le(bytes) & 0xFFFF, 12347);
+  roaring_bitmap_t *out = NULL;
+  assert_ok(lfa_bitmap_decode(&out, bytes, n, &err), &err);
+  assert_int_equal(roaring_bitmap_get_cardinality(out), 4900);
+  roaring_bitmap_free(out);
+  free(bytes);
+  roaring_bitmap_free(bm);
+}
+
+static void expect_invalid(const uint8_t *bytes, size_t len, lfa_status want) {
+  lfa_error err = {0};
+  roaring_bitmap_t *out = NULL;
+  assert_status(lfa_bitmap_decode(&out, bytes, len, &err), want, &err);
+  assert_null(out);
+  assert_non_null(err.rule);
+}
+
+static void test_FA_BITMAP_2_unsorted_array_rejected(void **state) {
+  (void)state;
+  uint8_t b[64];
+  const uint16_t unsorted[] = {500, 3, 3}; /* what CRoaring alone would accept */
+  expect_invalid(b, hand_array(b, unsorted, 3), LFA_ERR_BITMAP);
+  const uint16_t dup[] = {1, 2, 2};
+  expect_invalid(b, hand_array(b, dup, 3), LFA_ERR_BITMAP);
+  const uint16_t good[] = {1, 2, 3};
+  size_t n = hand_array(b, good, 3);
+  lfa_error err = {0};
+  roaring_bitmap_t *out = NULL;
+  assert_ok(lfa_bitmap_decode(&out, b, n, &err), &err);
+  roaring_bitmap_free(out);
+  b[n] = 0; /* one trailing byte */
+  expect_invalid(b, n + 1, LFA_ERR_BITMAP);
+}
+
+static void test_FA_BITMAP_2_header_lies_rejected(void **state) {
+  (void)state;
+  uint8_t b[64];
+  const uint16_t v[] = {1, 2, 3};
+  size_t n = hand_array(b, v, 3);
+  b[10] = 3; /* cardinality 4 declared, 3 present: bytes run out */
+  expect_invalid(b, n, LFA_ERR_TRUNCATED);
+  n = hand_array(b, v, 3);
+  b[12] = 20; /* offset header disagrees with the real position */
+  expect_invalid(b, n, LFA_ERR_BITMAP);
+  n = hand_array(b, v, 3);
+  b[0] = 0x39; /* cookie 12345 */
+  expect_invalid(b, n, LFA_ERR_BITMAP);
+  n = hand_array(b, v, 3);
+  for (size_t cut = 0; cut < n; cut++) expect_invalid(b, cut, LFA_ERR_TRUNCATED);
+}
+
+static void test_FA_BITMAP_2_bitset_cardinality_checked(void **state) {
+  (void)state;
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(0, 6000, 1);
+  lfa_buf buf = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_bitmap_encode(&buf, bm, &err), &err);
+  buf.data[buf.len - 1] = 0xFF; /* sets bits the header does not count */
+  expect_invalid(buf.data, buf.len, LFA_ERR_BITMAP);
+  lfa_buf_free(&buf);
+  roaring_bitmap_free(bm);
+}
+
+static void test_FA_BITMAP_2_overlapping_runs_rejected(void **state) {
+  (void)state;
+  /* run form, 1 container, runs [10,20] and [15,16]: 13 values claimed */
+  uint8_t b[] = {0x3B, 0x30, 0, 0, /* cookie 12347, n-1 = 0 */
+                 1,                /* run flag */
+                 0, 0, 12, 0,      /* key 0, card-1 = 12 */
+                 2, 0,             /* two runs */
+                 10, 0, 10, 0, 15, 0, 1, 0};
+  expect_invalid(b, sizeof b, LFA_ERR_BITMAP);
+  uint8_t past[] = {0x3B, 0x30, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0xFF, 0xFF, 1, 0}; /* 65535 + 1 */
+  expect_invalid(past, sizeof past, LFA_ERR_BITMAP);
+}
+
+static void test_FA_LIMIT_1_treemap_counts_bounded(void **state) {
+  (void)state;
+  uint8_t b[16] = {0};
+  lfa_store_u64le(b, UINT64_MAX);
+  lfa_treemap t;
+  lfa_error err = {0};
+  assert_status(lfa_treemap_decode(&t, b, sizeof b, &err), LFA_ERR_LIMIT, &err);
+  lfa_store_u64le(b, 5); /* 5 buckets cannot fit in 8 remaining bytes */
+  assert_status(lfa_treemap_decode(&t, b, sizeof b, &err), LFA_ERR_TRUNCATED, &err);
+}
+
+static void test_FA_TXN_1_treemap_round_trip_and_rules(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  lfa_treemap t = {0};
+  const uint64_t addrs[] = {(3ull << 32) | 7, 5, (3ull << 32) | 1, (1ull << 40)};
+  for (size_t i = 0; i < 4; i++) assert_ok(lfa_treemap_add(&t, addrs[i], &err), &err);
+  assert_int_equal(t.count, 3);
+  assert_int_equal(t.high[0], 0);
+  assert_int_equal(t.high[1], 3);
+  assert_int_equal(lfa_treemap_cardinality(&t), 4);
+  lfa_buf buf = {0};
+  assert_ok(lfa_treemap_encode(&buf, &t, &err), &err);
+  lfa_treemap back;
+  assert_ok(lfa_treemap_decode(&back, buf.data, buf.len, &err), &err);
+  assert_int_equal(back.count, 3);
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(back.high[i], t.high[i]);
+    assert_true(roaring_bitmap_equals(back.low[i], t.low[i]));
+  }
+  lfa_treemap_free(&back);
+  /* swap the first two buckets' keys: no longer ascending */
+  lfa_buf bad = {0};
+  lfa_treemap swapped = t;
+  uint32_t hs[3] = {3, 0, 256};
+  swapped.high = hs;
+  assert_ok(lfa_treemap_encode(&bad, &swapped, &err), &err);
+  assert_status(lfa_treemap_decode(&back, bad.data, bad.len, &err), LFA_ERR_BITMAP, &err);
+  assert_rule(&err, "FA-TXN-1");
+  lfa_buf_free(&bad);
+  /* an empty bucket is not canonical */
+  roaring_bitmap_clear(t.low[0]);
+  assert_ok(lfa_treemap_encode(&bad, &t, &err), &err);
+  assert_status(lfa_treemap_decode(&back, bad.data, bad.len, &err), LFA_ERR_BITMAP, &err);
+  lfa_buf_free(&bad);
+  lfa_buf_free(&buf);
+  lfa_treemap_free(&t);
+}
+
+static void test_bitmap_random_corruption_never_crashes(void **state) {
+  (void)state;
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  uint64_t seed = 42;
+  for (int i = 0; i < 3000; i++) roaring_bitmap_add(bm, (uint32_t)(tu_rand(&seed) % 300000));
+  lfa_buf buf = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_bitmap_encode(&buf, bm, &err), &err);
+  uint8_t *copy = malloc(buf.len);
+  for (int round = 0; round < 3000; round++) {
+    memcpy(copy, buf.data, buf.len);
+    for (int k = 0; k < 3; k++) copy[tu_rand(&seed) % buf.len] ^= (uint8_t)(1u << (tu_rand(&seed) % 8));
+    size_t len = buf.len - (size_t)(tu_rand(&seed) % 4);
+    roaring_bitmap_t *out = NULL;
+    if (lfa_bitmap_decode(&out, copy, len, &err) == LFA_OK) {
+      /* whatever was accepted must be a set CRoaring agrees is well formed */
+      assert_true(roaring_bitmap_get_cardinality(out) <= 300000);
+      roaring_bitmap_free(out);
+    }
+  }
+  free(copy);
+  lfa_buf_free(&buf);
+  roaring_bitmap_free(bm);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_FA_BITMAP_1_round_trip_all_container_kinds),
+      cmocka_unit_test(test_FA_BITMAP_1_run_form_accepted),
+      cmocka_unit_test(test_FA_BITMAP_2_unsorted_array_rejected),
+      cmocka_unit_test(test_FA_BITMAP_2_header_lies_rejected),
+      cmocka_unit_test(test_FA_BITMAP_2_bitset_cardinality_checked),
+      cmocka_unit_test(test_FA_BITMAP_2_overlapping_runs_rejected),
+      cmocka_unit_test(test_FA_LIMIT_1_treemap_counts_bounded),
+      cmocka_unit_test(test_FA_TXN_1_treemap_round_trip_and_rules),
+      cmocka_unit_test(test_bitmap_random_corruption_never_crashes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
