@@ -187,6 +187,10 @@ lfa_status lfa_bitmap_encode(lfa_buf *out, const roaring_bitmap_t *bitmap, lfa_e
   return st;
 }
 
+void lfa_bitmap_free(roaring_bitmap_t *bitmap) {
+  if (bitmap != NULL) roaring_bitmap_free(bitmap);
+}
+
 /* ---- 64-bit treemaps ---------------------------------------------------- */
 
 void lfa_treemap_free(lfa_treemap *treemap) {

@@ -50,6 +50,9 @@ lfa_status lfa_bitmap_decode(roaring_bitmap_t **out, const uint8_t *data, size_t
  * writers emit. `bitmap` is not modified. */
 lfa_status lfa_bitmap_encode(lfa_buf *out, const roaring_bitmap_t *bitmap, lfa_error *err);
 
+/* roaring_bitmap_free that accepts NULL (CRoaring 0.2.66 crashes on it). */
+void lfa_bitmap_free(roaring_bitmap_t *bitmap);
+
 /* A set of u64 values split by their high 32 bits. Buckets are sorted by
  * `high`, strictly ascending, and none is empty. OWNERSHIP: the treemap owns
  * its arrays and bitmaps; lfa_treemap_free releases them. */

@@ -1,0 +1,78 @@
+/* dataset.h: reading one version of a dataset directory from disk.
+ *
+ * This is the reader every tool shares (dump, eval, verify): it lists
+ * `_versions/`, decodes a manifest file, finds its transaction (inline
+ * section first, then `_transactions/<transaction_file>`) [FA-LANCE-10],
+ * reads every deletion file, and loads the assignment state of every
+ * tracked field, applying every rule an upstream reader applies at load
+ * time. It reads metadata only: never a `.lance` data file.
+ */
+#ifndef LFA_DATASET_H
+#define LFA_DATASET_H
+
+#include <roaring/roaring.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/error.h"
+#include "lfa/fs.h"
+#include "lfa/manifest.h"
+#include "lfa/root.h"
+#include "lfa/versions.h"
+
+/* The state of one fragment of a tracked field. Fragments with no
+ * assigned row have no entry. */
+typedef struct lfa_fragment_assignment {
+  uint64_t fragment_id;
+  bool all;               /* every physical row assigned */
+  roaring_bitmap_t *rows; /* assigned offsets when !all; owned */
+} lfa_fragment_assignment;
+
+typedef struct lfa_tracked_field {
+  int32_t field_id;
+  const Lance__Table__FieldAssignmentFile *root_file; /* borrowed from the manifest */
+  lfa_root *root;                                     /* decoded root; owned */
+  size_t count;                                       /* entries, ascending by id */
+  lfa_fragment_assignment *fragments;                 /* owned */
+} lfa_tracked_field;
+
+typedef struct lfa_fragment_key {
+  uint64_t id;
+  size_t index; /* position in the manifest's fragment list */
+} lfa_fragment_key;
+
+typedef struct lfa_snapshot {
+  uint64_t version;
+  lfa_manifest_file file;                 /* owns the manifest and the inline txn */
+  Lance__Table__Transaction *txn_file;    /* from `_transactions/`; owned; may be NULL */
+  const Lance__Table__Transaction *transaction; /* inline if present, else txn_file; may be NULL */
+  roaring_bitmap_t **deleted;             /* per manifest fragment (same index); NULL = none; owned */
+  size_t n_tracked;
+  lfa_tracked_field *tracked;             /* ascending by field id; owned */
+  lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
+} lfa_snapshot;
+
+/* The versions of the dataset at `dir`. `names` keeps the listing the
+ * entries point into. OWNERSHIP: free both (lfa_version_list_free,
+ * lfa_fs_names_free). */
+lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err);
+
+/* Loads one version. Errors name the file, the field and the fragment;
+ * the caller prefixes the version. */
+lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                             lfa_error *err);
+void lfa_snapshot_free(lfa_snapshot *snap);
+
+/* The schema field with this id, or NULL. */
+const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t field_id);
+
+/* The manifest index of the fragment with this id, or SIZE_MAX. With
+ * duplicate ids (a broken manifest) one of them is returned. */
+size_t lfa_snapshot_fragment(const lfa_snapshot *snap, uint64_t fragment_id);
+
+/* Live rows of the fragment at manifest index i: physical_rows minus the
+ * deleted offsets. */
+uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i);
+
+#endif

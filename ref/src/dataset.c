@@ -1,0 +1,299 @@
+/* dataset.c: loading a version from a dataset directory (lfa/dataset.h).
+ * Enforces at load time what an upstream reader enforces: FA-LANCE-2,
+ * FA-LANCE-4, FA-LANCE-10, FA-STORE-5, FA-STORE-6, FA-ROOT-3, FA-ROOT-5,
+ * FA-BITMAP-3, FA-BITMAP-4; the decoders it calls enforce the rest. */
+#include "lfa/dataset.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/bitmap.h"
+#include "lfa/deletion.h"
+#include "lfa/limits.h"
+#include "lfa/paths.h"
+#include "lfa/transaction.h"
+
+lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  memset(out, 0, sizeof *out);
+  lfa_status st = lfa_fs_join(path, sizeof path, dir, "_versions", err);
+  if (st == LFA_OK) st = lfa_fs_list(names, path, 0, err);
+  if (st != LFA_OK) return st;
+  st = lfa_version_list_make(out, (const char *const *)names->names, names->count, err);
+  if (st == LFA_OK && out->count == 0)
+    st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-2", "%s holds no version manifest", path);
+  if (st != LFA_OK) lfa_fs_names_free(names);
+  return st;
+}
+
+/* ---- manifest and transaction --------------------------------------------- */
+
+static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_version_entry *e, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+  lfa_buf bytes = {0};
+  snprintf(rel, sizeof rel, "_versions/%s", e->name);
+  lfa_status st = lfa_fs_join(path, sizeof path, dir, rel, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK && s->file.manifest->version != e->version)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-2", "manifest records version %" PRIu64,
+                  s->file.manifest->version);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  return st;
+}
+
+/* Two transactions are equal when their canonical encodings are: writers
+ * may spell default values or order fields differently on the wire. */
+static lfa_status same_transaction(const Lance__Table__Transaction *a, const Lance__Table__Transaction *b,
+                                   lfa_error *err) {
+  lfa_buf x = {0}, y = {0};
+  lfa_status st = lfa_transaction_encode(&x, a, err);
+  if (st == LFA_OK) st = lfa_transaction_encode(&y, b, err);
+  if (st == LFA_OK && (x.len != y.len || memcmp(x.data, y.data, x.len) != 0))
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-10", "differs from the manifest's inline transaction");
+  lfa_buf_free(&x);
+  lfa_buf_free(&y);
+  return st;
+}
+
+/* [FA-LANCE-10] inline section first, then the `.txn` file; both must agree. */
+static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *err) {
+  const char *name = s->file.manifest->transaction_file;
+  s->transaction = s->file.transaction;
+  if (name == NULL || name[0] == '\0') return LFA_OK;
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false,
+                                   "_transactions", name, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK && s->file.transaction != NULL) st = same_transaction(s->file.transaction, s->txn_file, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "_transactions/%s", name);
+  if (st == LFA_OK && s->transaction == NULL) s->transaction = s->txn_file;
+  return st;
+}
+
+/* ---- deletion files --------------------------------------------------------- */
+
+/* [FA-LANCE-4] deleted offsets inside the fragment; the count as recorded.
+ * physical_rows and num_deleted_rows of 0 mean "unknown" (old writers). */
+static lfa_status check_deleted(const Lance__Table__DataFragment *f, const roaring_bitmap_t *d, lfa_error *err) {
+  uint64_t n = roaring_bitmap_get_cardinality(d);
+  if (f->physical_rows != 0 && n > 0 && roaring_bitmap_maximum(d) >= f->physical_rows)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-4", "deleted offset %u is not below physical_rows %" PRIu64,
+                    (unsigned)roaring_bitmap_maximum(d), f->physical_rows);
+  if (f->deletion_file->num_deleted_rows != 0 && f->deletion_file->num_deleted_rows != n)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-4", "holds %" PRIu64 " offsets, num_deleted_rows is %" PRIu64, n,
+                    f->deletion_file->num_deleted_rows);
+  return LFA_OK;
+}
+
+static lfa_status load_deletion(roaring_bitmap_t **out, const lfa_snapshot *s, const char *dir,
+                                const Lance__Table__DataFragment *f, lfa_error *err) {
+  const Lance__Table__DeletionFile *d = f->deletion_file;
+  bool bitmap = d->file_type == LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP;
+  char rel[128], path[LFA_PATH_BYTES_MAX];
+  snprintf(rel, sizeof rel, "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", f->id, d->read_version, d->id,
+           bitmap ? "bin" : "arrow");
+  lfa_anchor a = {d->_base_id_case == LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID, d->base_id};
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, false, "_deletions", rel, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_DELETION_FILE_BYTES_MAX, err);
+  if (st == LFA_OK)
+    st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
+  if (st == LFA_OK) st = check_deleted(f, *out, err);
+  lfa_buf_free(&bytes);
+  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64 ": _deletions/%s", f->id, rel);
+  return st;
+}
+
+static lfa_status load_deletions(lfa_snapshot *s, const char *dir, lfa_error *err) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  s->deleted = calloc(m->n_fragments ? m->n_fragments : 1, sizeof *s->deleted);
+  if (s->deleted == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate deletion sets");
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    if (m->fragments[i]->deletion_file == NULL) continue;
+    lfa_status st = load_deletion(&s->deleted[i], s, dir, m->fragments[i], err);
+    if (st != LFA_OK) return st;
+  }
+  return LFA_OK;
+}
+
+/* ---- fragment lookup ------------------------------------------------------------ */
+
+static int by_key(const void *a, const void *b) {
+  uint64_t x = ((const lfa_fragment_key *)a)->id, y = ((const lfa_fragment_key *)b)->id;
+  return (x > y) - (x < y);
+}
+
+static lfa_status index_fragments(lfa_snapshot *s, lfa_error *err) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  s->by_id = malloc((m->n_fragments ? m->n_fragments : 1) * sizeof *s->by_id);
+  if (s->by_id == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot index fragments");
+  for (size_t i = 0; i < m->n_fragments; i++) s->by_id[i] = (lfa_fragment_key){m->fragments[i]->id, i};
+  qsort(s->by_id, m->n_fragments, sizeof *s->by_id, by_key);
+  return LFA_OK;
+}
+
+size_t lfa_snapshot_fragment(const lfa_snapshot *s, uint64_t fragment_id) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  size_t lo = 0, hi = m->n_fragments;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint64_t id = s->by_id[mid].id;
+    if (id == fragment_id) return s->by_id[mid].index;
+    if (id < fragment_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return SIZE_MAX;
+}
+
+/* ---- assignment objects -------------------------------------------------------- */
+
+/* Reads an assignment object and checks its size [FA-STORE-5]. */
+static lfa_status read_object(lfa_buf *out, const lfa_snapshot *s, const char *dir,
+                              const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, true, "", f->path, err);
+  if (st == LFA_OK) st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK && out->len != f->size_bytes) {
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
+                  f->size_bytes);
+    lfa_buf_free(out);
+  }
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  return st;
+}
+
+/* [FA-BITMAP-3] [FA-BITMAP-4] a partial names some, not all, of the rows. */
+static lfa_status check_partial(const roaring_bitmap_t *rows, uint64_t physical_rows, lfa_error *err) {
+  uint64_t n = roaring_bitmap_get_cardinality(rows);
+  if (n == 0) return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap is empty");
+  if (roaring_bitmap_maximum(rows) >= physical_rows)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-4", "partial bitmap holds offset %u, physical_rows is %" PRIu64,
+                    (unsigned)roaring_bitmap_maximum(rows), physical_rows);
+  if (n == physical_rows)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap holds all %" PRIu64 " rows", n);
+  return LFA_OK;
+}
+
+static lfa_status load_entry(lfa_fragment_assignment *out, const lfa_snapshot *s, const char *dir,
+                             const lfa_root_entry *e, lfa_anchor root_anchor, lfa_error *err) {
+  size_t i = lfa_snapshot_fragment(s, e->fragment_id);
+  if (i == SIZE_MAX)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
+                    e->fragment_id);
+  uint64_t rows = s->file.manifest->fragments[i]->physical_rows;
+  if (e->physical_rows != rows)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
+                    e->physical_rows, rows);
+  out->fragment_id = e->fragment_id;
+  out->all = e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
+  if (out->all) return LFA_OK;
+  lfa_status st;
+  if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) {
+    /* [FA-STORE-6] a partial without its own base inherits the root's */
+    lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
+    lfa_buf bytes = {0};
+    st = read_object(&bytes, s, dir, e->partial, a, err);
+    if (st == LFA_OK) st = lfa_bitmap_decode(&out->rows, bytes.data, bytes.len, err);
+    lfa_buf_free(&bytes);
+  } else {
+    st = lfa_bitmap_decode(&out->rows, e->inline_partial.data, e->inline_partial.len, err);
+  }
+  if (st == LFA_OK) st = check_partial(out->rows, rows, err);
+  return st;
+}
+
+static lfa_status load_field(lfa_tracked_field *t, const lfa_snapshot *s, const char *dir, lfa_error *err) {
+  const Lance__Table__FieldAssignmentFile *rf = t->root_file;
+  lfa_anchor anchor = {rf->has_base_id, rf->base_id};
+  lfa_buf bytes = {0};
+  lfa_status st = read_object(&bytes, s, dir, rf, anchor, err);
+  if (st == LFA_OK) st = lfa_root_decode(&t->root, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK && t->root->n_fragments > 0) {
+    t->fragments = calloc(t->root->n_fragments, sizeof *t->fragments);
+    if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
+  }
+  for (size_t i = 0; st == LFA_OK && i < t->root->n_fragments; i++) {
+    st = load_entry(&t->fragments[i], s, dir, t->root->fragments[i], anchor, err);
+    if (st == LFA_OK) t->count = i + 1;
+    else lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, t->root->fragments[i]->fragment_id);
+  }
+  if (st != LFA_OK) lfa_error_prefix(err, "field %d: root %s", t->field_id, rf->path);
+  return st;
+}
+
+static int by_field_id(const void *a, const void *b) {
+  int32_t x = ((const lfa_tracked_field *)a)->field_id, y = ((const lfa_tracked_field *)b)->field_id;
+  return (x > y) - (x < y);
+}
+
+static lfa_status load_tracked(lfa_snapshot *s, const char *dir, lfa_error *err) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  size_t n = m->n_field_assignment_states;
+  s->tracked = calloc(n ? n : 1, sizeof *s->tracked);
+  if (s->tracked == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate tracked fields");
+  for (size_t i = 0; i < n; i++) {
+    s->tracked[i].field_id = m->field_assignment_states[i]->field_id;
+    s->tracked[i].root_file = m->field_assignment_states[i]->root;
+  }
+  s->n_tracked = n;
+  /* readers sort; order on disk is FA-STORE-2, a writer rule */
+  qsort(s->tracked, n, sizeof *s->tracked, by_field_id);
+  for (size_t i = 0; i < n; i++) {
+    lfa_status st = load_field(&s->tracked[i], s, dir, err);
+    if (st != LFA_OK) return st;
+  }
+  return LFA_OK;
+}
+
+/* ---- the snapshot ----------------------------------------------------------------- */
+
+lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                             lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  out->version = entry->version;
+  lfa_status st = load_manifest(out, dir, entry, err);
+  if (st == LFA_OK) st = load_transaction(out, dir, err);
+  if (st == LFA_OK) st = index_fragments(out, err);
+  if (st == LFA_OK) st = load_deletions(out, dir, err);
+  if (st == LFA_OK) st = load_tracked(out, dir, err);
+  if (st != LFA_OK) lfa_snapshot_free(out);
+  return st;
+}
+
+void lfa_snapshot_free(lfa_snapshot *snap) {
+  for (size_t i = 0; i < snap->n_tracked; i++) {
+    lfa_tracked_field *t = &snap->tracked[i];
+    for (size_t k = 0; k < t->count; k++) lfa_bitmap_free(t->fragments[k].rows);
+    free(t->fragments);
+    lfa_root_free(t->root);
+  }
+  free(snap->tracked);
+  if (snap->deleted != NULL && snap->file.manifest != NULL)
+    for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_bitmap_free(snap->deleted[i]);
+  free(snap->deleted);
+  free(snap->by_id);
+  lfa_transaction_free(snap->txn_file);
+  lfa_manifest_file_free(&snap->file);
+  memset(snap, 0, sizeof *snap);
+}
+
+const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t field_id) {
+  const Lance__Table__Manifest *m = snap->file.manifest;
+  for (size_t i = 0; i < m->n_fields; i++)
+    if (m->fields[i]->id == field_id) return m->fields[i];
+  return NULL;
+}
+
+uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {
+  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
+  uint64_t deleted = snap->deleted[i] ? roaring_bitmap_get_cardinality(snap->deleted[i]) : 0;
+  return f->physical_rows > deleted ? f->physical_rows - deleted : 0;
+}

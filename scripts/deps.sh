@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# deps.sh: installs the Debian 12 packages lfa needs, only those missing.
+# Silent when everything is present; idempotent; needs root (or sudo).
+set -euo pipefail
+
+packages=(cmake make gcc clang pkg-config
+          libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps.sh: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "deps.sh: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
