@@ -223,19 +223,30 @@ static int parse_args(dump_args *a, int argc, char **argv) {
   return a->dataset != NULL;
 }
 
-static int dump_versions(const dump_args *a, const lfa_version_list *versions, lfa_error *err) {
-  json_writer w = {stdout, 0, {false}};
-  if (a->json) {
-    json_open_object(&w, NULL);
-    json_string(&w, "dataset", a->dataset);
-    json_string(&w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
-    json_open_array(&w, "versions");
+static void print_versions(const dump_args *a, const lfa_version_list *versions, const lfa_snapshot *snaps,
+                           size_t n) {
+  if (!a->json) {
+    printf("dataset %s: %zu versions, %s names (metadata only: .lance data files are never read)\n\n",
+           a->dataset, versions->count, versions->naming == LFA_NAMING_V2 ? "V2" : "V1");
+    for (size_t i = 0; i < n; i++) text_version(stdout, &snaps[i]);
+    return;
   }
-  /* Every version is decoded before anything is printed, so unusable input
-   * never leaves half a JSON document behind. */
-  size_t n = versions->count;
+  json_writer w = {stdout, 0, {false}};
+  json_open_object(&w, NULL);
+  json_string(&w, "dataset", a->dataset);
+  json_string(&w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
+  json_open_array(&w, "versions");
+  for (size_t i = 0; i < n; i++) json_version(&w, &snaps[i]);
+  json_close_array(&w);
+  json_close_object(&w);
+  json_finish(&w);
+}
+
+/* Every version is decoded before anything is printed, so unusable input
+ * never leaves half a document behind. */
+static lfa_status dump_versions(const dump_args *a, const lfa_version_list *versions, lfa_error *err) {
+  size_t n = versions->count, loaded = 0;
   lfa_snapshot *snaps = calloc(n ? n : 1, sizeof *snaps);
-  size_t loaded = 0;
   lfa_status st = snaps ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   for (size_t i = 0; st == LFA_OK && i < n; i++) {
     if (a->has_version && versions->entries[i].version != a->version) continue;
@@ -245,17 +256,9 @@ static int dump_versions(const dump_args *a, const lfa_version_list *versions, l
   }
   if (st == LFA_OK && a->has_version && loaded == 0)
     st = lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", a->version);
-  for (size_t i = 0; st == LFA_OK && i < loaded; i++) {
-    if (a->json) json_version(&w, &snaps[i]);
-    else text_version(stdout, &snaps[i]);
-  }
+  if (st == LFA_OK) print_versions(a, versions, snaps, loaded);
   for (size_t i = 0; i < loaded; i++) lfa_snapshot_free(&snaps[i]);
   free(snaps);
-  if (st == LFA_OK && a->json) {
-    json_close_array(&w);
-    json_close_object(&w);
-    json_finish(&w);
-  }
   return st;
 }
 
@@ -267,9 +270,6 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_names names;
   lfa_status st = lfa_dataset_versions(&versions, &names, a.dataset, &err);
   if (st == LFA_OK) {
-    if (!a.json)
-      printf("dataset %s: %zu versions, %s names (metadata only: .lance data files are never read)\n\n",
-             a.dataset, versions.count, versions.naming == LFA_NAMING_V2 ? "V2" : "V1");
     st = dump_versions(&a, &versions, &err);
     lfa_version_list_free(&versions);
     lfa_fs_names_free(&names);

@@ -43,6 +43,11 @@ int lfa_fs_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+int lfa_fs_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -30,7 +30,7 @@
 /* Buckets (distinct high 32 bits) in a 64-bit Roaring treemap. */
 #define LFA_TREEMAP_BUCKETS_MAX (1u << 16)
 /* Row ids one row-id sequence may expand to. */
-#define LFA_ROW_IDS_MAX (1u << 28)
+#define LFA_ROW_IDS_MAX (1u << 27) /* 8 bytes each: 1 GiB */
 /* Segments in one row-id sequence. */
 #define LFA_ROW_ID_SEGMENTS_MAX (1u << 20)
 /* Versions listed in one `_versions/` directory. */

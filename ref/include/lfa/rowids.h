@@ -6,7 +6,8 @@
  * Segment kinds (lance.table.U64Segment):
  *   range               every id in [start, end)
  *   range_with_holes    [start, end) minus `holes` (ascending, inside the range)
- *   range_with_bitmap   ids start+i whose bit i is set (MSB-first in each byte)
+ *   range_with_bitmap   ids start+i whose bit i is set (LSB-first: bit i is
+ *                       byte i/8, mask 1 << i%8)
  *   sorted_array        strictly ascending ids
  *   array               ids in any order
  * Arrays (EncodedU64Array): u16 or u32 little-endian offsets added to a base,
@@ -27,15 +28,16 @@ typedef struct lfa_row_ids {
   uint64_t *ids; /* count entries, physical offset order */
 } lfa_row_ids;
 
-/* Decodes and expands a RowIdSequence. Rejects invalid segments (empty or
- * inverted ranges, holes outside or unsorted, a bitmap shorter than its
- * range, a sorted array that is not strictly ascending, array bytes that
- * are not a multiple of the width, base + offset overflowing u64), more than
+/* Decodes and expands a RowIdSequence. Rejects invalid segments: inverted
+ * ranges (an empty range is valid: upstream writes 0..0 once every row is
+ * gone), holes outside or unsorted, a bitmap of the wrong length or with
+ * bits past its range, a sorted array that is not strictly ascending, array bytes that
+ * are not a multiple of the width, base + offset overflowing u64; more than
  * LFA_ROW_ID_SEGMENTS_MAX segments, and more than LFA_ROW_IDS_MAX ids (the
  * count is computed before anything is expanded). */
 lfa_status lfa_row_ids_decode(lfa_row_ids *out, const uint8_t *data, size_t len, lfa_error *err);
 
-/* Encodes ids compactly: maximal runs of consecutive ids become `range`
+/* Encodes ids compactly: runs of at least 8 consecutive ids become `range`
  * segments, other stretches `array` segments with the narrowest width
  * (u16/u32 offsets from their minimum, else raw u64). Decoding the result
  * gives back exactly `ids`. */

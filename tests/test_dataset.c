@@ -1,0 +1,361 @@
+/* test_dataset.c: loading versions from disk (ref/src/dataset.c) against
+ * hand-derived expectations: the bundled sample, the independent upstream
+ * layout example, real Lance datasets, and broken copies of the sample.
+ * Requirement ids: FA-STORE-5, FA-STORE-6, FA-ROOT-3, FA-ROOT-5,
+ * FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4, FA-LANCE-10. */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include <unistd.h>
+
+#include "lfa/bitmap.h"
+#include "lfa/dataset.h"
+#include "lfa/limits.h"
+#include "lfa/sample.h"
+#include "lfa/transaction.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+typedef struct loaded {
+  lfa_version_list versions;
+  lfa_names names;
+  lfa_snapshot snap[16];
+  size_t count;
+} loaded;
+
+static void load_all(loaded *l, const char *dir) {
+  lfa_error err = {0};
+  assert_ok(lfa_dataset_versions(&l->versions, &l->names, dir, &err), &err);
+  assert_true(l->versions.count <= 16);
+  for (size_t i = 0; i < l->versions.count; i++)
+    if (lfa_snapshot_load(&l->snap[i], dir, &l->versions.entries[i], &err) != LFA_OK)
+      fail_msg("%s version %llu: %s", dir, (unsigned long long)l->versions.entries[i].version, err.msg);
+  l->count = l->versions.count;
+}
+
+static void unload(loaded *l) {
+  for (size_t i = 0; i < l->count; i++) lfa_snapshot_free(&l->snap[i]);
+  lfa_version_list_free(&l->versions);
+  lfa_fs_names_free(&l->names);
+}
+
+/* Writes "frag:offset " for every live row whose field is assigned, in
+ * fragment then offset order: the observable state, independent of how the
+ * root encodes it. */
+static void live_assigned(char *out, size_t cap, const lfa_snapshot *s, int32_t field_id) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (size_t t = 0; t < s->n_tracked; t++) {
+    if (s->tracked[t].field_id != field_id) continue;
+    for (size_t k = 0; k < s->tracked[t].count; k++) {
+      const lfa_fragment_assignment *a = &s->tracked[t].fragments[k];
+      size_t i = lfa_snapshot_fragment(s, a->fragment_id);
+      for (uint32_t off = 0; off < s->file.manifest->fragments[i]->physical_rows; off++) {
+        bool on = a->all || roaring_bitmap_contains(a->rows, off);
+        bool deleted = s->deleted[i] && roaring_bitmap_contains(s->deleted[i], off);
+        if (on && !deleted) n += (size_t)snprintf(out + n, cap - n, "%llu:%u ", (unsigned long long)a->fragment_id, off);
+      }
+    }
+  }
+}
+
+static void make_sample(char *dir) {
+  strcpy(dir, "/tmp/lfa-test-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  strcat(dir, "/ds");
+  lfa_error err = {0};
+  assert_ok(lfa_sample_write(dir, &err), &err);
+}
+
+static void remove_tree(const char *dir) {
+  char cmd[LFA_PATH_BYTES_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%.*s'", (int)(strrchr(dir, '/') - dir), dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* ---- the bundled sample ------------------------------------------------------------ */
+
+static void test_sample_history_as_written(void **state) {
+  (void)state;
+  char dir[64], got[512];
+  make_sample(dir);
+  loaded l;
+  load_all(&l, dir);
+  assert_int_equal(l.count, 5);
+  assert_int_equal(l.snap[0].n_tracked, 0);
+  assert_string_equal(lfa_transaction_operation_name(l.snap[0].transaction), "Overwrite");
+  /* v2: tracked, nothing assigned, a 0-byte root */
+  assert_int_equal(l.snap[1].n_tracked, 1);
+  assert_int_equal(l.snap[1].tracked[0].root_file->size_bytes, 0);
+  assert_int_equal(l.snap[1].file.manifest->writer_feature_flags, 256);
+  live_assigned(got, sizeof got, &l.snap[1], 2);
+  assert_string_equal(got, "");
+  /* v3: rows written by the update */
+  live_assigned(got, sizeof got, &l.snap[2], 2);
+  assert_string_equal(got, "0:1 0:2 0:5 1:3 ");
+  /* v4: offsets 2 and 7 of fragment 0 deleted; the root object is shared */
+  live_assigned(got, sizeof got, &l.snap[3], 2);
+  assert_string_equal(got, "0:1 0:5 1:3 ");
+  assert_string_equal(l.snap[3].tracked[0].root_file->path, l.snap[2].tracked[0].root_file->path);
+  assert_int_equal(l.snap[3].file.manifest->reader_feature_flags, 1);
+  /* v5: fragment 2 appended with embedding: all four rows */
+  live_assigned(got, sizeof got, &l.snap[4], 2);
+  assert_string_equal(got, "0:1 0:5 1:3 2:0 2:1 2:2 2:3 ");
+  assert_string_not_equal(l.snap[4].tracked[0].root_file->path, l.snap[3].tracked[0].root_file->path);
+  assert_string_equal(l.snap[4].tracked[0].root->fragments[0]->partial->path,
+                      l.snap[2].tracked[0].root->fragments[0]->partial->path);
+  unload(&l);
+  remove_tree(dir);
+}
+
+/* ---- the independent upstream layout example ----------------------------------------- */
+
+static void test_upstream_layout_example_states(void **state) {
+  (void)state;
+  /* From ../shared/upstream-layout-example/README.md, per version. */
+  static const char *const want[9] = {
+      NULL,
+      "",
+      "0:1 0:2 0:5 1:3 ",
+      "0:1 0:2 0:5 1:3 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 ",
+      "0:1 0:5 1:3 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 ",
+      "0:1 0:5 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 ",
+      "0:1 0:5 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 ",
+      "0:1 0:5 2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 ",
+      "2:0 2:1 2:2 2:3 2:4 2:5 2:6 2:7 2:8 2:9 4:1 4:4 ",
+  };
+  loaded l;
+  char got[512];
+  load_all(&l, SHARED_DIR "/upstream-layout-example/address-mode-history");
+  assert_int_equal(l.count, 9);
+  for (size_t v = 0; v < 9; v++) {
+    if (want[v] == NULL) {
+      assert_int_equal(l.snap[v].n_tracked, 0);
+      continue;
+    }
+    live_assigned(got, sizeof got, &l.snap[v], 2);
+    if (strcmp(got, want[v]) != 0) fail_msg("version %zu: got '%s', want '%s'", v + 1, got, want[v]);
+  }
+  assert_string_equal(lfa_snapshot_field(&l.snap[6], 2)->name, "vec"); /* renamed at v7 */
+  unload(&l);
+}
+
+/* ---- real Lance datasets ----------------------------------------------------------------- */
+
+static void test_lance_test_data_loads(void **state) {
+  (void)state;
+  static const struct {
+    const char *dir;
+    size_t versions;
+  } sets[] = {
+      {"v0.5.9/no_fragments", 1}, {"v0.5.9/dataset_with_fragments", 3}, {"v0.7.5/with_deletions", 2},
+      {"v0.15.0/v1_no_files.lance", 1}, {"v0.15.0/v1_with_files.lance", 1}, {"v0.15.0/v2_no_files.lance", 1},
+      {"v0.15.0/v2_with_files.lance", 1}, {"v0.16.0/wrong_data_version_can_fix.lance", 2},
+      {"0.27.0/legacy_fts_index", 2}, {"0.36.0/btree_in_index_pkg.lance", 2},
+  };
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    char dir[256];
+    snprintf(dir, sizeof dir, SHARED_DIR "/lance-test-data/%s", sets[i].dir);
+    loaded l;
+    load_all(&l, dir);
+    assert_int_equal(l.count, sets[i].versions);
+    for (size_t v = 0; v < l.count; v++) assert_int_equal(l.snap[v].n_tracked, 0); /* pre-FA */
+    unload(&l);
+  }
+}
+
+static void test_v0_7_5_deletion_file_reads_10_to_19(void **state) {
+  (void)state;
+  loaded l;
+  load_all(&l, SHARED_DIR "/lance-test-data/v0.7.5/with_deletions");
+  const lfa_snapshot *s = &l.snap[1];
+  assert_non_null(s->deleted[0]);
+  assert_int_equal(roaring_bitmap_get_cardinality(s->deleted[0]), 10);
+  for (uint32_t off = 10; off < 20; off++) assert_true(roaring_bitmap_contains(s->deleted[0], off));
+  unload(&l);
+}
+
+/* ---- broken copies of the sample ------------------------------------------------------- */
+
+static void put_file(const char *dir, const char *rel, const lfa_buf *b) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_error err = {0};
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  unlink(path);
+  assert_ok(lfa_fs_write_new(path, b->data, b->len, &err), &err);
+}
+
+typedef void (*mutation)(Lance__Table__Manifest *m, void *ctx);
+
+/* Strings of a decoded message are freed with it: replace, never alias. */
+static void set_string(char **slot, const char *value) {
+  free(*slot);
+  *slot = strdup(value);
+  assert_non_null(*slot);
+}
+
+/* Decodes version v of the sample, lets `fix` edit it, writes it back. */
+static void rewrite_manifest(const char *dir, uint64_t v, mutation fix, void *ctx) {
+  char path[LFA_PATH_BYTES_MAX], rel[64];
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  lfa_manifest_file mf;
+  snprintf(rel, sizeof rel, "_versions/%llu.manifest", (unsigned long long)v);
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
+  fix(mf.manifest, ctx);
+  b.len = 0;
+  assert_ok(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, &err), &err);
+  put_file(dir, rel, &b);
+  lfa_manifest_file_free(&mf);
+  lfa_buf_free(&b);
+}
+
+/* Loads version v and expects it to break `rule`. */
+static void expect_broken(const char *dir, uint64_t v, const char *rule) {
+  lfa_version_entry e = {v, NULL};
+  char name[32];
+  snprintf(name, sizeof name, "%llu.manifest", (unsigned long long)v);
+  e.name = name;
+  lfa_snapshot s;
+  lfa_error err = {0};
+  if (lfa_snapshot_load(&s, dir, &e, &err) == LFA_OK) fail_msg("version %llu loaded; expected %s", (unsigned long long)v, rule);
+  assert_rule(&err, rule);
+}
+
+static void root_size_plus_one(Lance__Table__Manifest *m, void *ctx) {
+  (void)ctx;
+  m->field_assignment_states[0]->root->size_bytes += 1;
+}
+
+static void root_base_7(Lance__Table__Manifest *m, void *ctx) {
+  (void)ctx;
+  m->field_assignment_states[0]->root->has_base_id = true;
+  m->field_assignment_states[0]->root->base_id = 7;
+}
+
+static void deleted_count_3(Lance__Table__Manifest *m, void *ctx) {
+  (void)ctx;
+  m->fragments[0]->deletion_file->num_deleted_rows = 3;
+}
+
+typedef struct object_ref {
+  const char *path;
+  size_t size;
+} object_ref;
+
+static void point_root_at(Lance__Table__Manifest *m, void *ctx) {
+  const object_ref *o = ctx;
+  set_string(&m->field_assignment_states[0]->root->path, o->path);
+  m->field_assignment_states[0]->root->size_bytes = o->size;
+  m->field_assignment_states[0]->root->has_size_bytes = o->size > 0;
+}
+
+static void point_txn_at(Lance__Table__Manifest *m, void *ctx) {
+  set_string(&m->transaction_file, ctx);
+}
+
+/* Writes a root with one entry for `fragment` (all rows when `bits` is
+ * NULL, else a bitmap object) and makes version 3 use it. */
+static void use_root(const char *dir, uint64_t fragment, uint64_t physical_rows, const roaring_bitmap_t *bits) {
+  lfa_root root = LANCE__TABLE__FIELD_ASSIGNMENT_ROOT__INIT;
+  lfa_root_entry e = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__INIT, *list[] = {&e};
+  Lance__Table__FieldAssignmentFile partial = LANCE__TABLE__FIELD_ASSIGNMENT_FILE__INIT;
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  e.fragment_id = fragment, e.physical_rows = physical_rows;
+  e.state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED, e.all_assigned = true;
+  if (bits != NULL) {
+    assert_ok(lfa_bitmap_encode(&b, bits, &err), &err);
+    put_file(dir, "_field_assignments/bitmaps/2/0/test.rbm", &b);
+    partial.path = "_field_assignments/bitmaps/2/0/test.rbm";
+    partial.has_size_bytes = true, partial.size_bytes = b.len;
+    e.state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL, e.partial = &partial;
+  }
+  root.fragments = list, root.n_fragments = 1;
+  b.len = 0;
+  assert_ok(lfa_root_encode(&b, &root, &err), &err);
+  put_file(dir, "_field_assignments/roots/2/test.root", &b);
+  object_ref o = {"_field_assignments/roots/2/test.root", b.len};
+  rewrite_manifest(dir, 3, point_root_at, &o);
+  lfa_buf_free(&b);
+}
+
+static void test_FA_STORE_5_and_6_object_description(void **state) {
+  (void)state;
+  char dir[64];
+  make_sample(dir);
+  rewrite_manifest(dir, 3, root_size_plus_one, NULL);
+  expect_broken(dir, 3, "FA-STORE-5");
+  rewrite_manifest(dir, 4, root_base_7, NULL);
+  expect_broken(dir, 4, "FA-STORE-6");
+  remove_tree(dir);
+}
+
+static void test_FA_ROOT_3_and_5_entries_match_the_manifest(void **state) {
+  (void)state;
+  char dir[64];
+  make_sample(dir);
+  use_root(dir, 9, 10, NULL); /* fragment 9 does not exist */
+  expect_broken(dir, 3, "FA-ROOT-5");
+  use_root(dir, 0, 11, NULL); /* fragment 0 has 10 rows */
+  expect_broken(dir, 3, "FA-ROOT-3");
+  use_root(dir, 0, 10, NULL); /* and the same, right, loads */
+  lfa_version_entry e = {3, "3.manifest"};
+  lfa_snapshot s;
+  lfa_error err = {0};
+  assert_ok(lfa_snapshot_load(&s, dir, &e, &err), &err);
+  assert_true(s.tracked[0].fragments[0].all);
+  lfa_snapshot_free(&s);
+  remove_tree(dir);
+}
+
+static void test_FA_BITMAP_3_and_4_partials_in_bounds(void **state) {
+  (void)state;
+  char dir[64];
+  make_sample(dir);
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(0, 10, 1); /* every row: that is all_assigned */
+  use_root(dir, 0, 10, bm);
+  expect_broken(dir, 3, "FA-BITMAP-3");
+  roaring_bitmap_clear(bm);
+  roaring_bitmap_add(bm, 1);
+  roaring_bitmap_add(bm, 10); /* offset 10 of a 10-row fragment */
+  use_root(dir, 0, 10, bm);
+  expect_broken(dir, 3, "FA-BITMAP-4");
+  roaring_bitmap_free(bm);
+  remove_tree(dir);
+}
+
+static void test_FA_LANCE_4_and_10_base_structure(void **state) {
+  (void)state;
+  char dir[64];
+  make_sample(dir);
+  rewrite_manifest(dir, 4, deleted_count_3, NULL); /* the file holds 2 offsets */
+  expect_broken(dir, 4, "FA-LANCE-4");
+  /* a .txn that is not the inline transaction of its version */
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  Lance__Table__Transaction txn = LANCE__TABLE__TRANSACTION__INIT;
+  txn.read_version = 99;
+  assert_ok(lfa_transaction_encode(&b, &txn, &err), &err);
+  put_file(dir, "_transactions/other.txn", &b);
+  rewrite_manifest(dir, 3, point_txn_at, "other.txn");
+  expect_broken(dir, 3, "FA-LANCE-10");
+  lfa_buf_free(&b);
+  remove_tree(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sample_history_as_written),
+      cmocka_unit_test(test_upstream_layout_example_states),
+      cmocka_unit_test(test_lance_test_data_loads),
+      cmocka_unit_test(test_v0_7_5_deletion_file_reads_10_to_19),
+      cmocka_unit_test(test_FA_STORE_5_and_6_object_description),
+      cmocka_unit_test(test_FA_ROOT_3_and_5_entries_match_the_manifest),
+      cmocka_unit_test(test_FA_BITMAP_3_and_4_partials_in_bounds),
+      cmocka_unit_test(test_FA_LANCE_4_and_10_base_structure),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

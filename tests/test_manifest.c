@@ -1,0 +1,297 @@
+/* test_manifest.c: manifest files, version naming, descriptor rules
+ * (ref/src/manifest_file.c, versions.c). Requirement ids: FA-LANCE-1,
+ * FA-LANCE-2, FA-STORE-1, FA-STORE-3, FA-STORE-4, FA-LIMIT-1. */
+#include "testutil.h"
+
+#include "lfa/fs.h"
+#include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "lfa/pb.h"
+#include "lfa/transaction.h"
+#include "lfa/versions.h"
+
+/* A manifest with two fields, one fragment and one tracked field. */
+typedef struct fixture {
+  Lance__Table__Manifest m;
+  Lance__File__Field f0, f1;
+  Lance__File__Field *fields[2];
+  Lance__Table__FieldAssignmentState st;
+  Lance__Table__FieldAssignmentState *states[2];
+  Lance__Table__FieldAssignmentFile root;
+} fixture;
+
+static void fixture_init(fixture *x) {
+  memset(x, 0, sizeof *x);
+  lance__table__manifest__init(&x->m);
+  lance__file__field__init(&x->f0);
+  lance__file__field__init(&x->f1);
+  x->f0.id = 0, x->f0.name = "id", x->f0.parent_id = -1;
+  x->f1.id = 1, x->f1.name = "v", x->f1.parent_id = -1;
+  x->fields[0] = &x->f0, x->fields[1] = &x->f1;
+  x->m.fields = x->fields, x->m.n_fields = 2, x->m.version = 7;
+  lance__table__field_assignment_state__init(&x->st);
+  lance__table__field_assignment_file__init(&x->root);
+  x->root.path = "_field_assignments/roots/1/a.root";
+  x->st.field_id = 1, x->st.root = &x->root;
+  x->states[0] = &x->st;
+  x->m.field_assignment_states = x->states, x->m.n_field_assignment_states = 1;
+}
+
+static lfa_buf encode(const Lance__Table__Manifest *m, const Lance__Table__Transaction *txn) {
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_file_encode(&b, m, txn, &err), &err);
+  return b;
+}
+
+static void expect_decode(const uint8_t *data, size_t len, lfa_status want, const char *rule) {
+  lfa_manifest_file mf;
+  lfa_error err = {0};
+  assert_status(lfa_manifest_file_decode(&mf, data, len, &err), want, &err);
+  if (rule != NULL) assert_rule(&err, rule);
+  assert_null(mf.manifest);
+}
+
+static void test_FA_LANCE_1_round_trip_with_inline_transaction(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  Lance__Table__Transaction txn = LANCE__TABLE__TRANSACTION__INIT;
+  Lance__Table__Transaction__ReserveFragments op = LANCE__TABLE__TRANSACTION__RESERVE_FRAGMENTS__INIT;
+  op.num_fragments = 3;
+  txn.read_version = 6, txn.uuid = "u", txn.operation_case = LANCE__TABLE__TRANSACTION__OPERATION_RESERVE_FRAGMENTS;
+  txn.reserve_fragments = &op;
+  lfa_buf b = encode(&x.m, &txn);
+  /* footer: i64 position, u16 major, u16 minor, magic (hand-read) */
+  assert_memory_equal(b.data + b.len - 4, "LANC", 4);
+  assert_int_equal(lfa_load_u16le(b.data + b.len - 6), 2);
+  uint64_t pos = lfa_load_u64le(b.data + b.len - 16);
+  assert_int_equal(lfa_load_u32le(b.data + pos), b.len - 16 - pos - 4);
+  lfa_manifest_file mf;
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
+  assert_int_equal(mf.manifest->version, 7);
+  assert_int_equal(mf.manifest_offset, pos);
+  assert_int_equal(mf.manifest->transaction_section, 0); /* the section opens the file */
+  assert_non_null(mf.transaction);
+  assert_int_equal(mf.transaction->reserve_fragments->num_fragments, 3);
+  assert_string_equal(lfa_transaction_operation_name(mf.transaction), "ReserveFragments");
+  assert_int_equal(mf.manifest->n_field_assignment_states, 1);
+  assert_string_equal(mf.manifest->field_assignment_states[0]->root->path, x.root.path);
+  /* and the caller's manifest was not touched */
+  assert_int_equal(x.m._transaction_section_case, LANCE__TABLE__MANIFEST___TRANSACTION_SECTION__NOT_SET);
+  lfa_manifest_file_free(&mf);
+  lfa_buf_free(&b);
+}
+
+static void test_FA_LANCE_1_hostile_framing(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  lfa_buf b = encode(&x.m, NULL);
+  for (size_t cut = 0; cut < 20; cut++) expect_decode(b.data, cut, LFA_ERR_TRUNCATED, "FA-LANCE-1");
+  /* cutting the front leaves the footer pointing at the wrong place */
+  expect_decode(b.data + 1, b.len - 1, LFA_ERR_FORMAT, "FA-LANCE-1");
+  uint8_t *c = malloc(b.len + 8);
+  memcpy(c, b.data, b.len);
+  c[b.len - 1] = 'D'; /* magic LAND */
+  expect_decode(c, b.len, LFA_ERR_FORMAT, "FA-LANCE-1");
+  memcpy(c, b.data, b.len);
+  lfa_store_u64le(c + b.len - 16, b.len); /* position past the end */
+  expect_decode(c, b.len, LFA_ERR_FORMAT, "FA-LANCE-1");
+  lfa_store_u64le(c + b.len - 16, UINT64_MAX); /* and past any size */
+  expect_decode(c, b.len, LFA_ERR_FORMAT, "FA-LANCE-1");
+  memcpy(c, b.data, b.len);
+  lfa_store_u32le(c, lfa_load_u32le(c) - 1); /* length one short: a gap before the footer */
+  expect_decode(c, b.len, LFA_ERR_FORMAT, "FA-LANCE-1");
+  memcpy(c, b.data, b.len);
+  c[4] = 0xFF; /* the protobuf itself: an invalid wire type */
+  c[5] = 0xFF;
+  expect_decode(c, b.len, LFA_ERR_PROTO, NULL);
+  free(c);
+  lfa_buf_free(&b);
+}
+
+static void test_FA_LANCE_1_section_outside_file_rejected(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  x.m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
+  /* lfa_manifest_file_encode clears section offsets, so frame by hand */
+  lfa_buf b = {0}, pb = {0};
+  lfa_error err = {0};
+  const uint64_t offsets[] = {0, 2, 1000};
+  for (size_t i = 0; i < 3; i++) {
+    x.m.transaction_section = offsets[i];
+    b.len = pb.len = 0;
+    assert_ok(lfa_pb_pack(&pb, &x.m.base, &err), &err);
+    assert_ok(lfa_buf_put_u32le(&b, (uint32_t)pb.len, &err), &err);
+    assert_ok(lfa_buf_append(&b, pb.data, pb.len, &err), &err);
+    assert_ok(lfa_buf_put_u64le(&b, 0, &err), &err);
+    assert_ok(lfa_buf_put_u32le(&b, 2, &err), &err);
+    assert_ok(lfa_buf_append(&b, "LANC", 4, &err), &err);
+    /* offset 0 is the manifest's own prefix: no room for a section */
+    expect_decode(b.data, b.len, LFA_ERR_FORMAT, "FA-LANCE-1");
+  }
+  lfa_buf_free(&b);
+  lfa_buf_free(&pb);
+}
+
+static void test_field_number_zero_rejected(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  x.m.n_field_assignment_states = 0;
+  lfa_buf pb = {0}, b = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_pb_pack(&pb, &x.m.base, &err), &err);
+  /* an over-long varint tag 0 (0x80 0x00), wire type 0, then value 1:
+   * protobuf-c 1.4.1 keeps it as an unknown field (toolchain.md) */
+  const uint8_t zero[] = {0x80, 0x00, 0x01};
+  assert_ok(lfa_buf_append(&pb, zero, sizeof zero, &err), &err);
+  ProtobufCMessage *m = NULL;
+  assert_status(lfa_pb_unpack(&m, &lance__table__manifest__descriptor, pb.data, pb.len, "manifest", &err),
+                LFA_ERR_PROTO, &err);
+  assert_null(m);
+  assert_non_null(strstr(err.msg, "numbered 0"));
+  lfa_buf_free(&pb);
+  lfa_buf_free(&b);
+}
+
+static void test_unknown_fields_survive(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  lfa_buf pb = {0}, again = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_pb_pack(&pb, &x.m.base, &err), &err);
+  const uint8_t future[] = {0xF8, 0x07, 0x2A}; /* field 127, varint 42: unknown to us */
+  assert_ok(lfa_buf_append(&pb, future, sizeof future, &err), &err);
+  ProtobufCMessage *m = NULL;
+  assert_ok(lfa_pb_unpack(&m, &lance__table__manifest__descriptor, pb.data, pb.len, "manifest", &err), &err);
+  assert_int_equal(m->n_unknown_fields, 1);
+  assert_ok(lfa_pb_pack(&again, m, &err), &err);
+  assert_int_equal(again.len, pb.len);
+  assert_memory_equal(again.data + again.len - 3, future, 3);
+  lfa_pb_free(m);
+  lfa_buf_free(&pb);
+  lfa_buf_free(&again);
+}
+
+static void test_FA_STORE_1_3_4_descriptor_rules(void **state) {
+  (void)state;
+  fixture x;
+  fixture_init(&x);
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_check_descriptors(&x.m, &err), &err);
+  x.states[1] = &x.st; /* the same field twice */
+  x.m.n_field_assignment_states = 2;
+  lfa_buf b = encode(&x.m, NULL);
+  expect_decode(b.data, b.len, LFA_ERR_RULE, "FA-STORE-1");
+  lfa_buf_free(&b);
+  x.m.n_field_assignment_states = 1;
+  x.st.field_id = 9; /* not in the schema */
+  assert_status(lfa_manifest_check_descriptors(&x.m, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-STORE-3");
+  x.st.field_id = 1;
+  x.root.path = ""; /* empty root path */
+  assert_status(lfa_manifest_check_descriptors(&x.m, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-STORE-4");
+  x.st.root = NULL; /* no root at all */
+  assert_status(lfa_manifest_check_descriptors(&x.m, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-STORE-4");
+}
+
+static void test_FA_LANCE_2_version_names(void **state) {
+  (void)state;
+  uint64_t v = 0;
+  assert_int_equal(lfa_version_parse_name(&v, "1.manifest"), LFA_NAMING_V1);
+  assert_int_equal(v, 1);
+  assert_int_equal(lfa_version_parse_name(&v, "18446744073709551614.manifest"), LFA_NAMING_V2);
+  assert_int_equal(v, 1); /* u64::MAX - 1 */
+  assert_int_equal(lfa_version_parse_name(&v, "18446744073709551605.manifest"), LFA_NAMING_V2);
+  assert_int_equal(v, 10);
+  const char *not_versions[] = {"_latest.manifest", "0.manifest", "01.manifest", "3.manifest-5a3b1e00",
+                                ".tmp_3.manifest", "d9223372036854775809.manifest", ".manifest",
+                                "18446744073709551615.manifest", "99999999999999999999.manifest",
+                                "3.txn", "-1.manifest"};
+  for (size_t i = 0; i < sizeof not_versions / sizeof *not_versions; i++)
+    if (lfa_version_parse_name(&v, not_versions[i]) != LFA_NAMING_NONE) fail_msg("%s taken as a version", not_versions[i]);
+  char name[32];
+  lfa_version_format_name(name, sizeof name, 1, LFA_NAMING_V2);
+  assert_string_equal(name, "18446744073709551614.manifest");
+  lfa_version_format_name(name, sizeof name, 42, LFA_NAMING_V1);
+  assert_string_equal(name, "42.manifest");
+}
+
+static void test_FA_LANCE_2_listing(void **state) {
+  (void)state;
+  const char *names[] = {"10.manifest", "_latest.manifest", "2.manifest", "1.manifest", "2.manifest-x"};
+  lfa_version_list list;
+  lfa_error err = {0};
+  assert_ok(lfa_version_list_make(&list, names, 5, &err), &err);
+  assert_int_equal(list.count, 3);
+  assert_int_equal(list.entries[0].version, 1);
+  assert_int_equal(list.entries[2].version, 10);
+  assert_string_equal(list.entries[2].name, "10.manifest");
+  lfa_version_list_free(&list);
+  const char *mixed[] = {"1.manifest", "18446744073709551613.manifest"};
+  assert_status(lfa_version_list_make(&list, mixed, 2, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-LANCE-2");
+}
+
+/* Every manifest and .txn Lance itself wrote decodes (no false errors). */
+static void decode_tree(const char *dir, size_t *manifests, size_t *txns) {
+  lfa_names names;
+  lfa_error err = {0};
+  assert_ok(lfa_fs_list(&names, dir, 0, &err), &err);
+  for (size_t i = 0; i < names.count; i++) {
+    char path[LFA_PATH_BYTES_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, names.names[i]);
+    size_t n = strlen(names.names[i]);
+    lfa_buf b = {0};
+    if (n > 9 && strcmp(names.names[i] + n - 9, ".manifest") == 0) {
+      lfa_manifest_file mf;
+      assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+      if (lfa_manifest_file_decode(&mf, b.data, b.len, &err) != LFA_OK) fail_msg("%s: %s", path, err.msg);
+      lfa_manifest_file_free(&mf);
+      ++*manifests;
+    } else if (n > 4 && strcmp(names.names[i] + n - 4, ".txn") == 0) {
+      Lance__Table__Transaction *t;
+      assert_ok(lfa_fs_read(&b, path, LFA_TRANSACTION_BYTES_MAX, &err), &err);
+      if (lfa_transaction_decode(&t, b.data, b.len, &err) != LFA_OK) fail_msg("%s: %s", path, err.msg);
+      assert_int_not_equal(t->operation_case, LANCE__TABLE__TRANSACTION__OPERATION__NOT_SET);
+      lfa_transaction_free(t);
+      ++*txns;
+    } else if (lfa_fs_is_dir(path)) {
+      decode_tree(path, manifests, txns);
+    }
+    lfa_buf_free(&b);
+  }
+  lfa_fs_names_free(&names);
+}
+
+static void test_all_lance_test_data_decodes(void **state) {
+  (void)state;
+  size_t manifests = 0, txns = 0;
+  decode_tree(SHARED_DIR "/lance-test-data", &manifests, &txns);
+  decode_tree(SHARED_DIR "/upstream-layout-example", &manifests, &txns);
+  printf("decoded %zu manifests and %zu transactions\n", manifests, txns);
+  assert_true(manifests >= 24 + 9);
+  assert_true(txns >= 16 + 9);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_FA_LANCE_1_round_trip_with_inline_transaction),
+      cmocka_unit_test(test_FA_LANCE_1_hostile_framing),
+      cmocka_unit_test(test_FA_LANCE_1_section_outside_file_rejected),
+      cmocka_unit_test(test_field_number_zero_rejected),
+      cmocka_unit_test(test_unknown_fields_survive),
+      cmocka_unit_test(test_FA_STORE_1_3_4_descriptor_rules),
+      cmocka_unit_test(test_FA_LANCE_2_version_names),
+      cmocka_unit_test(test_FA_LANCE_2_listing),
+      cmocka_unit_test(test_all_lance_test_data_decodes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
