@@ -75,8 +75,11 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
   fprintf(out, "  fragments: %zu\n", m->n_fragments);
   for (size_t i = 0; i < m->n_fragments; i++) {
     const Lance__Table__DataFragment *f = m->fragments[i];
-    fprintf(out, "    %" PRIu64 ": physical_rows %" PRIu64 ", deleted %" PRIu64 ", live %" PRIu64 "\n", f->id,
-            f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
+    if (f->physical_rows == 0) /* written by Lance before physical_rows existed */
+      fprintf(out, "    %" PRIu64 ": physical_rows unknown, deleted %" PRIu64 "\n", f->id, deleted_rows(s, i));
+    else
+      fprintf(out, "    %" PRIu64 ": physical_rows %" PRIu64 ", deleted %" PRIu64 ", live %" PRIu64 "\n", f->id,
+              f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
     for (size_t k = 0; k < f->n_files; k++) {
       fprintf(out, "      %s  fields [", f->files[k]->path);
       for (size_t j = 0; j < f->files[k]->n_fields; j++)
@@ -127,7 +130,8 @@ static void json_fragments(json_writer *w, const lfa_snapshot *s) {
     json_u64(w, "id", f->id);
     json_u64(w, "physical_rows", f->physical_rows);
     json_u64(w, "deleted_rows", deleted_rows(s, i));
-    json_u64(w, "live_rows", lfa_snapshot_live_rows(s, i));
+    if (f->physical_rows == 0) json_null(w, "live_rows"); /* unknown */
+    else json_u64(w, "live_rows", lfa_snapshot_live_rows(s, i));
     json_open_array(w, "files");
     for (size_t k = 0; k < f->n_files; k++) {
       json_open_object(w, NULL);

@@ -3,7 +3,7 @@
 # Silent when everything is present; idempotent; needs root (or sudo).
 set -euo pipefail
 
-packages=(cmake make gcc clang pkg-config
+packages=(cmake make gcc clang pkg-config python3
           libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev)
 
 missing=()

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# cli_dump.sh: `lfa`, `lfa sample` and `lfa dump` from the outside: exit
+# codes, help, and JSON checked against facts stated by hand (the sample's
+# history in ref/src/sample.c, the upstream example's README table, the
+# test-data README). Run by ctest with the built lfa as $1.
+set -uo pipefail
+lfa=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() { # name, then a command that must succeed
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -20; fi
+}
+exits() { # expected status, command...
+  local want=$1; shift
+  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"; local got=$?
+  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; cat "$tmp/cmd.err"; return 1; }
+}
+json() { # dataset, python assertions over `d` (the parsed document)
+  "$lfa" dump --json "$1" >"$tmp/d.json" || return 1
+  python3 - "$tmp/d.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for v in d["versions"]:
+    for k in ("version", "operation", "fields", "fragments", "tracked", "reader_feature_flags", "writer_feature_flags"):
+        assert k in v, (v.get("version"), k)
+    for f in v["fragments"]:
+        assert {"id", "physical_rows", "deleted_rows", "live_rows", "files"} <= f.keys(), f
+    for t in v["tracked"]:
+        assert "field_id" in t and "fragments" in t, t
+V = {v["version"]: v for v in d["versions"]}
+def frags(n): return [(f["id"], f["physical_rows"], f["deleted_rows"]) for f in V[n]["fragments"]]
+def state(n, field): return [(f["id"], f["state"], f["assigned_rows"]) for t in V[n]["tracked"] if t["field_id"] == field for f in t["fragments"]]
+exec(sys.argv[2])
+PY
+}
+
+# the command itself
+check "lfa --help exits 0" exits 0 "$lfa" --help
+check "lfa alone is a usage error" exits 2 "$lfa"
+check "unknown command is a usage error" exits 2 "$lfa" frobnicate
+check "dump --help teaches --json" bash -c "'$lfa' dump --help | grep -q -- --json"
+check "dump without a dataset" exits 2 "$lfa" dump
+check "dump of a missing directory" exits 2 "$lfa" dump "$tmp/none"
+check "dump of an unknown version" exits 2 "$lfa" dump ../shared/upstream-layout-example/address-mode-history --version 99
+
+# the sample, by hand from its history
+check "sample writes" exits 0 "$lfa" sample "$tmp/s"
+check "sample never overwrites" exits 2 "$lfa" sample "$tmp/s"
+check "sample dumps as text" bash -c "'$lfa' dump '$tmp/s' | grep -q 'version 5: Append'"
+check "sample JSON" json "$tmp/s" '
+assert [v["operation"] for v in d["versions"]] == ["Overwrite", "Merge", "Update", "Delete", "Append"]
+assert V[1]["tracked"] == [] and V[1]["writer_feature_flags"] == 0
+assert V[2]["tracked"][0]["root_size_bytes"] == 0 and state(2, 2) == []
+assert state(3, 2) == [(0, "partial", 3), (1, "partial", 1)]
+assert frags(4) == [(0, 10, 2), (1, 10, 0)] and V[4]["reader_feature_flags"] == 1
+assert V[4]["tracked"][0]["root"] == V[3]["tracked"][0]["root"]
+assert state(5, 2) == [(0, "partial", 3), (1, "partial", 1), (2, "all", 4)]
+assert frags(5)[2] == (2, 4, 0) and V[5]["fragments"][0]["live_rows"] == 8
+'
+check "dump --version 3 only" json "$tmp/s" 'pass'
+check "dump --version selects" bash -c "'$lfa' dump --json --version 3 '$tmp/s' | grep -c '\"version\": ' | grep -qx 1"
+
+# the independent upstream example, by its README
+check "upstream example JSON" json ../shared/upstream-layout-example/address-mode-history '
+assert [v["version"] for v in d["versions"]] == list(range(1, 10))
+assert state(3, 2) == [(0, "partial", 3), (1, "partial", 1)]
+assert frags(5)[0] == (0, 10, 2)
+assert state(6, 2) == [(0, "partial", 3), (2, "all", 10)]
+assert [f["name"] for f in V[7]["fields"]] == ["id", "text", "vec"]
+assert frags(9) == [(2, 10, 0), (3, 10, 0), (4, 18, 0)] and state(9, 2) == [(2, "all", 10), (4, "partial", 2)]
+'
+
+# every real Lance dataset dumps; facts from lance-test-data/README.md
+for ds in ../shared/lance-test-data/*/*/; do
+  check "dump --json $ds" json "$ds" 'assert all(v["tracked"] == [] for v in d["versions"])'
+done
+check "v0.7.5 deletions" json ../shared/lance-test-data/v0.7.5/with_deletions '
+assert frags(2) == [(0, 0, 10)] and V[2]["fragments"][0]["live_rows"] is None
+'
+check "v0.5.9 three appends" json ../shared/lance-test-data/v0.5.9/dataset_with_fragments '
+assert len(d["versions"]) == 3 and [len(V[n]["fragments"]) for n in (1, 2, 3)] == [1, 2, 3]
+'
+
+# unusable input: one line on stderr, nothing on stdout
+cp -r "$tmp/s" "$tmp/broken"
+printf 'junk' >>"$tmp/broken/_versions/3.manifest"
+check "a broken manifest is unusable" exits 2 "$lfa" dump --json "$tmp/broken"
+check "with one line naming the version and file" bash -c "
+  '$lfa' dump --json '$tmp/broken' 2>&1 >/dev/null | grep -q 'version 3: _versions/3.manifest' &&
+  [ -z \"\$('$lfa' dump --json '$tmp/broken' 2>/dev/null)\" ] &&
+  [ \"\$('$lfa' dump --json '$tmp/broken' 2>&1 | wc -l)\" -eq 1 ]"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
