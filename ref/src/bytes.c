@@ -5,6 +5,8 @@
 #include <string.h>
 
 lfa_status lfa_buf_extend(lfa_buf *buf, size_t n, uint8_t **tail, lfa_error *err) {
+  if (tail != NULL) *tail = NULL;
+  if (n == 0) return LFA_OK; /* and no arithmetic on a NULL data pointer */
   if (n > SIZE_MAX - buf->len)
     return lfa_fail(err, LFA_ERR_LIMIT, NULL, "output buffer size overflows");
   size_t need = buf->len + n;
@@ -17,7 +19,7 @@ lfa_status lfa_buf_extend(lfa_buf *buf, size_t n, uint8_t **tail, lfa_error *err
     buf->data = grown;
     buf->cap = cap;
   }
-  if (n > 0) memset(buf->data + buf->len, 0, n);
+  memset(buf->data + buf->len, 0, n);
   if (tail != NULL) *tail = buf->data + buf->len;
   buf->len = need;
   return LFA_OK;

@@ -219,11 +219,12 @@ static lfa_status load_field(lfa_tracked_field *t, const lfa_snapshot *s, const 
   if (st == LFA_OK && t->root->n_fragments > 0) {
     t->fragments = calloc(t->root->n_fragments, sizeof *t->fragments);
     if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
+    else t->count = t->root->n_fragments; /* zeroed entries free cleanly on failure */
   }
-  for (size_t i = 0; st == LFA_OK && i < t->root->n_fragments; i++) {
+  for (size_t i = 0; st == LFA_OK && i < t->count; i++) {
     st = load_entry(&t->fragments[i], s, dir, t->root->fragments[i], anchor, err);
-    if (st == LFA_OK) t->count = i + 1;
-    else lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, t->root->fragments[i]->fragment_id);
+    if (st != LFA_OK)
+      lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, t->root->fragments[i]->fragment_id);
   }
   if (st != LFA_OK) lfa_error_prefix(err, "field %d: root %s", t->field_id, rf->path);
   return st;

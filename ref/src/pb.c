@@ -86,7 +86,7 @@ lfa_status lfa_pb_pack(lfa_buf *out, const ProtobufCMessage *msg, lfa_error *err
   size_t n = protobuf_c_message_get_packed_size(msg);
   uint8_t *tail;
   lfa_status st = lfa_buf_extend(out, n, &tail, err);
-  if (st == LFA_OK && protobuf_c_message_pack(msg, tail) != n)
+  if (st == LFA_OK && n > 0 && protobuf_c_message_pack(msg, tail) != n)
     st = lfa_fail(err, LFA_ERR_PROTO, NULL, "protobuf-c packed an unexpected size");
   return st;
 }
