@@ -235,6 +235,11 @@ static void root_base_7(Lance__Table__Manifest *m, void *ctx) {
   m->field_assignment_states[0]->root->base_id = 7;
 }
 
+static void physical_rows_7(Lance__Table__Manifest *m, void *ctx) {
+  (void)ctx;
+  m->fragments[0]->physical_rows = 7;
+}
+
 static void deleted_count_3(Lance__Table__Manifest *m, void *ctx) {
   (void)ctx;
   m->fragments[0]->deletion_file->num_deleted_rows = 3;
@@ -333,6 +338,8 @@ static void test_FA_LANCE_4_and_10_base_structure(void **state) {
   make_sample(dir);
   rewrite_manifest(dir, 4, deleted_count_3, NULL); /* the file holds 2 offsets */
   expect_broken(dir, 4, "FA-LANCE-4");
+  rewrite_manifest(dir, 5, physical_rows_7, NULL); /* offset 7 deleted, now past the end */
+  expect_broken(dir, 5, "FA-LANCE-4");
   /* a .txn that is not the inline transaction of its version */
   lfa_buf b = {0};
   lfa_error err = {0};
