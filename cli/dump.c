@@ -117,6 +117,7 @@ static void text_version(FILE *out, const lfa_snapshot *s) {
     fprintf(out, "    %d %s (parent %d)\n", m->fields[i]->id, m->fields[i]->name, m->fields[i]->parent_id);
   text_fragments(out, s);
   text_tracked(out, s);
+  fputc('\n', out);
 }
 
 /* ---- JSON output ------------------------------------------------------------- */
