@@ -1,4 +1,5 @@
 /* test_deletion_arrow.c: `.arrow` deletion files (ref/src/deletion_arrow.c).
+ * Requirement ids: FA-LANCE-3, FA-LIMIT-1.
  *
  * Round trips, the real file Lance v0.7.5 wrote, and hostile inputs. The
  * hostile files are valid encoder output with single fields patched; the
@@ -41,6 +42,8 @@ static lfa_error expect_fail(const uint8_t *data, size_t len, lfa_status want) {
   assert_status(lfa_deletion_arrow_decode(&out, data, len, &err), want, &err);
   assert_null(out);
   assert_true(err.msg[0] != '\0');
+  /* every rejection names its rule: limits FA-LIMIT-1, the format FA-LANCE-3 */
+  assert_rule(&err, want == LFA_ERR_LIMIT ? "FA-LIMIT-1" : "FA-LANCE-3");
   return err;
 }
 

@@ -50,6 +50,7 @@
  *    pre-0.15 form without it is rejected). Flatbuffer scalars must be
  *    aligned to their size, as the flatbuffers verifiers require.
  *  - Buffers may be longer than the rows need (Arrow allows padding).
+ *  - Every rejection cites FA-LANCE-3 (limits: FA-LIMIT-1).
  *  - Statuses: TRUNCATED only when the file cannot even hold its magic and
  *    trailer; any other layout error (offsets, lengths, markers) is FORMAT;
  *    schema, batch count, nulls and duplicates are RULE.
@@ -149,12 +150,12 @@ static lfa_status fb_table_at(fb_table *out, fb buf, size_t pos, const char *nam
                               lfa_error *err) {
   memset(out, 0, sizeof *out);
   if (pos % 4 != 0 || !fits(pos, 4, buf.len))
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: table at %zu is misaligned or outside the %zu-byte flatbuffer", name,
                     pos, buf.len);
   int64_t vt = (int64_t)pos - load_i32(buf.data + pos);
   if (vt < 0 || vt % 2 != 0 || (uint64_t)vt > buf.len - 4)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: vtable at %lld is misaligned or outside the %zu-byte flatbuffer", name,
                     (long long)vt, buf.len);
   out->buf = buf;
@@ -164,10 +165,10 @@ static lfa_status fb_table_at(fb_table *out, fb buf, size_t pos, const char *nam
   out->inline_len = lfa_load_u16le(buf.data + out->vtable + 2);
   if (out->vtable_len < 4 || out->vtable_len % 2 != 0 ||
       !fits(out->vtable, out->vtable_len, buf.len))
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s: vtable at %zu declares a bad size %zu",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s: vtable at %zu declares a bad size %zu",
                     name, out->vtable, out->vtable_len);
   if (out->inline_len < 4 || !fits(pos, out->inline_len, buf.len))
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: table at %zu declares %zu bytes, past the %zu-byte flatbuffer", name,
                     pos, out->inline_len, buf.len);
   return LFA_OK;
@@ -176,7 +177,7 @@ static lfa_status fb_table_at(fb_table *out, fb buf, size_t pos, const char *nam
 /* The root table, reached through the u32 at byte 0. */
 static lfa_status fb_root(fb_table *out, fb buf, const char *name, lfa_error *err) {
   if (buf.len < 4)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s: flatbuffer of %zu bytes has no root offset",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s: flatbuffer of %zu bytes has no root offset",
                     name, buf.len);
   return fb_table_at(out, buf, lfa_load_u32le(buf.data), name, err);
 }
@@ -190,11 +191,11 @@ static lfa_status fb_field(size_t *pos, const fb_table *t, unsigned id, size_t w
   size_t off = lfa_load_u16le(t->buf.data + t->vtable + entry);
   if (off == 0) return LFA_OK;
   if (off < 4 || off > t->inline_len || width > t->inline_len - off)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: field at offset %zu (%zu bytes) lies outside its %zu-byte table", name,
                     off, width, t->inline_len);
   if ((t->pos + off) % width != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s: %zu-byte field at %zu is misaligned", name,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s: %zu-byte field at %zu is misaligned", name,
                     width, t->pos + off);
   *pos = t->pos + off;
   return LFA_OK;
@@ -227,7 +228,7 @@ static lfa_status fb_follow(size_t *target, fb buf, size_t pos, const char *name
   uint32_t off = lfa_load_u32le(buf.data + pos);
   *target = 0;
   if (off == 0 || off > buf.len - pos || buf.len - pos - off < 4)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: offset %u at %zu points outside the %zu-byte flatbuffer", name,
                     (unsigned)off, pos, buf.len);
   *target = pos + off;
@@ -257,12 +258,12 @@ static lfa_status fb_vector_at(fb_vector *out, const fb_table *t, unsigned id, s
   if (st != LFA_OK || pos == 0) return st;
   if ((st = fb_follow(&target, t->buf, pos, name, err)) != LFA_OK) return st;
   if (target % 4 != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s: vector at %zu is misaligned", name, target);
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s: vector at %zu is misaligned", name, target);
   out->present = true;
   out->start = target + 4;
   out->count = lfa_load_u32le(t->buf.data + target);
   if (out->count > (t->buf.len - out->start) / elem_size)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s: %zu elements of %zu bytes at %zu run past the %zu-byte flatbuffer",
                     name, out->count, elem_size, out->start, t->buf.len);
   return LFA_OK;
@@ -286,7 +287,7 @@ static lfa_status fb_string(const uint8_t **s, size_t *n, const fb_table *t, uns
   *n = 0;
   if (st != LFA_OK || !v.present) return st;
   if (v.count >= v.buf.len - v.start || v.buf.data[v.start + v.count] != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s: string at %zu lacks its NUL terminator",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s: string at %zu lacks its NUL terminator",
                     name, v.start);
   *s = v.buf.data + v.start;
   *n = v.count;
@@ -300,7 +301,7 @@ static lfa_status check_version(const fb_table *t, unsigned id, const char *name
   lfa_status st = fb_int(&version, t, id, 2, name, err);
   if (st != LFA_OK) return st;
   if (version != VERSION_V4 && version != VERSION_V5)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s is %lld (V%lld), expected V4 or V5", name, (long long)version,
                     (long long)version + 1);
   return LFA_OK;
@@ -323,17 +324,17 @@ static lfa_status check_field_name(const fb_table *field, lfa_error *err) {
   lfa_status st = fb_string(&name, &n, field, FIELD_NAME, "Field.name", err);
   if (st != LFA_OK) return st;
   if (name == NULL)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "schema field 0 has no name, expected 'row_id'");
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "schema field 0 has no name, expected 'row_id'");
   if (n != 6 || memcmp(name, "row_id", 6) != 0) {
     char shown[NAME_SHOWN_MAX + 4];
     printable(shown, name, n);
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "schema field 0 is named '%s', expected 'row_id'",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "schema field 0 is named '%s', expected 'row_id'",
                     shown);
   }
   if ((st = fb_uint(&nullable, field, FIELD_NULLABLE, 1, 0, "Field.nullable", err)) != LFA_OK)
     return st;
   if (nullable != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' is nullable, expected not null");
   return LFA_OK;
 }
@@ -347,22 +348,22 @@ static lfa_status check_field_type(const fb_table *field, lfa_error *err) {
   lfa_status st = fb_uint(&tag, field, FIELD_TYPE_TYPE, 1, 0, "Field.type_type", err);
   if (st != LFA_OK) return st;
   if (tag != TYPE_INT)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' has type tag %llu, expected %d (Int)",
                     (unsigned long long)tag, TYPE_INT);
   if ((st = fb_subtable(&type, &present, field, FIELD_TYPE, "Field.type", err)) != LFA_OK)
     return st;
   if (!present)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "schema field 'row_id' has no Int type table");
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "schema field 'row_id' has no Int type table");
   if ((st = fb_int(&bits, &type, INT_BIT_WIDTH, 4, "Int.bitWidth", err)) != LFA_OK) return st;
   if ((st = fb_uint(&is_signed, &type, INT_IS_SIGNED, 1, 0, "Int.is_signed", err)) != LFA_OK)
     return st;
   if (bits != 32)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' is a %lld-bit integer, expected UInt32",
                     (long long)bits);
   if (is_signed != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' is signed Int32, expected UInt32");
   return LFA_OK;
 }
@@ -375,16 +376,16 @@ static lfa_status check_field_extras(const fb_table *field, lfa_error *err) {
   lfa_status st = fb_subtable(&dict, &present, field, FIELD_DICTIONARY, "Field.dictionary", err);
   if (st != LFA_OK) return st;
   if (present)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "schema field 'row_id' is dictionary-encoded");
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "schema field 'row_id' is dictionary-encoded");
   if ((st = fb_vector_at(&children, field, FIELD_CHILDREN, 4, "Field.children", err)) != LFA_OK)
     return st;
   if (children.count != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' has %zu children, expected none", children.count);
   if ((st = fb_vector_at(&meta, field, FIELD_METADATA, 4, "Field.custom_metadata", err)) != LFA_OK)
     return st;
   if (meta.count != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema field 'row_id' has %zu custom_metadata entries, expected none",
                     meta.count);
   return LFA_OK;
@@ -397,18 +398,18 @@ static lfa_status check_schema(const fb_table *schema, lfa_error *err) {
   lfa_status st = fb_int(&endianness, schema, SCHEMA_ENDIANNESS, 2, "Schema.endianness", err);
   if (st != LFA_OK) return st;
   if (endianness != ENDIAN_LITTLE)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "schema endianness is %lld, expected 0 (Little)",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "schema endianness is %lld, expected 0 (Little)",
                     (long long)endianness);
   if ((st = fb_vector_at(&fields, schema, SCHEMA_FIELDS, 4, "Schema.fields", err)) != LFA_OK)
     return st;
   if (fields.count != 1)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "schema has %zu fields, expected exactly 1 (row_id)",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "schema has %zu fields, expected exactly 1 (row_id)",
                     fields.count);
   if ((st = fb_vector_at(&meta, schema, SCHEMA_METADATA, 4, "Schema.custom_metadata", err)) !=
       LFA_OK)
     return st;
   if (meta.count != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL,
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                     "schema has %zu custom_metadata entries, expected none", meta.count);
   if ((st = fb_vector_table(&field, &fields, 0, "Schema.fields[0]", err)) != LFA_OK) return st;
   if ((st = check_field_name(&field, err)) != LFA_OK) return st;
@@ -438,17 +439,17 @@ static lfa_status read_trailer(arrow_file *f, const uint8_t *data, size_t len, l
                     "arrow file of %zu bytes exceeds the limit of %u", len,
                     (unsigned)LFA_DELETION_FILE_BYTES_MAX);
   if (len < HEAD_LEN + TRAILER_LEN)
-    return lfa_fail(err, LFA_ERR_TRUNCATED, NULL,
+    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-LANCE-3",
                     "arrow file of %zu bytes is shorter than its %d bytes of magic and trailer",
                     len, HEAD_LEN + TRAILER_LEN);
   if (memcmp(data, ARROW_MAGIC, MAGIC_LEN) != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "arrow file does not start with the magic 'ARROW1'");
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "arrow file does not start with the magic 'ARROW1'");
   if (memcmp(data + len - MAGIC_LEN, ARROW_MAGIC, MAGIC_LEN) != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "arrow file does not end with the magic 'ARROW1'");
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "arrow file does not end with the magic 'ARROW1'");
   int64_t footer_len = load_i32(data + len - TRAILER_LEN);
   size_t room = len - HEAD_LEN - TRAILER_LEN;
   if (footer_len <= 0 || (uint64_t)footer_len > room)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "footer length %lld does not fit the %zu bytes between magic and trailer",
                     (long long)footer_len, room);
   f->data = data;
@@ -466,13 +467,13 @@ static lfa_status read_block(block *out, const fb_vector *batches, const arrow_f
   int64_t offset = load_i64(p), meta = load_i32(p + 8), body = load_i64(p + 16);
   uint64_t end = f->footer_pos;
   if (offset < HEAD_LEN || meta < PREFIX_LEN || body < 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "record batch block {offset %lld, metaDataLength %lld, bodyLength %lld} "
                     "is invalid",
                     (long long)offset, (long long)meta, (long long)body);
   if ((uint64_t)offset > end || (uint64_t)meta > end - (uint64_t)offset ||
       (uint64_t)body > end - (uint64_t)offset - (uint64_t)meta)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "record batch block {offset %lld, metaDataLength %lld, bodyLength %lld} "
                     "runs past the footer at %zu",
                     (long long)offset, (long long)meta, (long long)body, f->footer_pos);
@@ -492,18 +493,18 @@ static lfa_status read_footer(block *out, const arrow_file *f, lfa_error *err) {
   if ((st = check_version(&footer, FOOTER_VERSION, "Footer.version", err)) != LFA_OK) return st;
   if ((st = fb_subtable(&schema, &present, &footer, FOOTER_SCHEMA, "Footer.schema", err)) != LFA_OK)
     return st;
-  if (!present) return lfa_fail(err, LFA_ERR_FORMAT, NULL, "footer has no schema");
+  if (!present) return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "footer has no schema");
   if ((st = check_schema(&schema, err)) != LFA_OK) return st;
   st = fb_vector_at(&dictionaries, &footer, FOOTER_DICTIONARIES, BLOCK_SIZE,
                     "Footer.dictionaries", err);
   if (st != LFA_OK) return st;
   if (dictionaries.count != 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "footer lists %zu dictionary batches, expected none",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "footer lists %zu dictionary batches, expected none",
                     dictionaries.count);
   st = fb_vector_at(&batches, &footer, FOOTER_BATCHES, BLOCK_SIZE, "Footer.recordBatches", err);
   if (st != LFA_OK) return st;
   if (batches.count != 1)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "footer lists %zu record batches, expected exactly 1",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "footer lists %zu record batches, expected exactly 1",
                     batches.count);
   return read_block(out, &batches, f, err);
 }
@@ -532,12 +533,12 @@ static const char *header_name(uint64_t type) {
 static lfa_status read_message(message *out, const arrow_file *f, size_t pos, size_t limit,
                                uint64_t want, lfa_error *err) {
   if (!fits(pos, PREFIX_LEN, limit))
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "its 8-byte prefix runs past byte %zu", limit);
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "its 8-byte prefix runs past byte %zu", limit);
   if (load_i32(f->data + pos) != CONTINUATION)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it lacks the FF FF FF FF continuation marker");
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it lacks the FF FF FF FF continuation marker");
   int64_t meta_len = load_i32(f->data + pos + 4);
   if (meta_len <= 0 || (uint64_t)meta_len > limit - pos - PREFIX_LEN)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "metadata length %lld does not fit before byte %zu",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "metadata length %lld does not fit before byte %zu",
                     (long long)meta_len, limit);
   fb buf = {f->data + pos + PREFIX_LEN, (size_t)meta_len};
   fb_table msg;
@@ -550,16 +551,16 @@ static lfa_status read_message(message *out, const arrow_file *f, size_t pos, si
   if ((st = fb_uint(&type, &msg, MESSAGE_HEADER_TYPE, 1, 0, "Message.header_type", err)) != LFA_OK)
     return st;
   if (type != want)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it holds a %s header (%llu), expected %s",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it holds a %s header (%llu), expected %s",
                     header_name(type), (unsigned long long)type, header_name(want));
   st = fb_subtable(&out->header, &present, &msg, MESSAGE_HEADER, "Message.header", err);
   if (st != LFA_OK) return st;
   if (!present)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "its %s header is missing", header_name(want));
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "its %s header is missing", header_name(want));
   if ((st = fb_int(&body_len, &msg, MESSAGE_BODY_LENGTH, 8, "Message.bodyLength", err)) != LFA_OK)
     return st;
   if (body_len < 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "bodyLength %lld is negative", (long long)body_len);
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "bodyLength %lld is negative", (long long)body_len);
   out->body_len = (uint64_t)body_len;
   return LFA_OK;
 }
@@ -572,7 +573,7 @@ static lfa_status read_stream_schema(const arrow_file *f, const block *b, lfa_er
   if (st != LFA_OK) return st;
   if ((st = check_schema(&m.header, err)) != LFA_OK) return st;
   if (m.body_len != 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it declares a %llu-byte body, expected none",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it declares a %llu-byte body, expected none",
                     (unsigned long long)m.body_len);
   return LFA_OK;
 }
@@ -594,17 +595,17 @@ static lfa_status read_field_node(const fb_table *rb, uint64_t rows, lfa_error *
   lfa_status st = fb_vector_at(&nodes, rb, BATCH_NODES, FIELD_NODE_SIZE, "RecordBatch.nodes", err);
   if (st != LFA_OK) return st;
   if (nodes.count != 1)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it has %zu field nodes, expected 1", nodes.count);
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it has %zu field nodes, expected 1", nodes.count);
   const uint8_t *p = nodes.buf.data + nodes.start;
   int64_t length = load_i64(p), nulls = load_i64(p + 8);
   if (length < 0 || (uint64_t)length != rows)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "field node length %lld differs from the %llu rows",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "field node length %lld differs from the %llu rows",
                     (long long)length, (unsigned long long)rows);
   if (nulls < 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "field node null_count %lld is negative",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "field node null_count %lld is negative",
                     (long long)nulls);
   if (nulls > 0)
-    return lfa_fail(err, LFA_ERR_RULE, NULL, "column 'row_id' has null_count %lld, expected 0",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "column 'row_id' has null_count %lld, expected 0",
                     (long long)nulls);
   return LFA_OK;
 }
@@ -615,14 +616,14 @@ static lfa_status read_buffers(batch *out, const fb_table *rb, lfa_error *err) {
   lfa_status st = fb_vector_at(&v, rb, BATCH_BUFFERS, BUFFER_SIZE, "RecordBatch.buffers", err);
   if (st != LFA_OK) return st;
   if (v.count != BUFFER_COUNT)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it has %zu buffers, expected 2 (validity, values)",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it has %zu buffers, expected 2 (validity, values)",
                     v.count);
   for (size_t i = 0; i < BUFFER_COUNT; i++) {
     const uint8_t *p = v.buf.data + v.start + BUFFER_SIZE * i;
     int64_t off = load_i64(p), len = load_i64(p + 8);
     if (off < 0 || len < 0 || (uint64_t)off > out->body_len ||
         (uint64_t)len > out->body_len - (uint64_t)off)
-      return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+      return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                       "buffer %zu {offset %lld, length %lld} lies outside the %zu-byte body", i,
                       (long long)off, (long long)len, out->body_len);
     out->buf_off[i] = (size_t)off;
@@ -645,10 +646,10 @@ static lfa_status read_compression(bool *zstd, const fb_table *rb, lfa_error *er
                     err)) != LFA_OK)
     return st;
   if (codec != CODEC_ZSTD)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL, "body compression codec is %s, expected ZSTD",
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "body compression codec is %s, expected ZSTD",
                     codec == 0 ? "LZ4_FRAME" : "unknown");
   if (method != METHOD_BUFFER)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL,
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "body compression method is %llu, expected 0 (BUFFER)",
                     (unsigned long long)method);
   *zstd = true;
@@ -663,7 +664,7 @@ static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lf
   lfa_status st = read_message(&m, f, b->offset, b->offset + b->meta_len, HEADER_RECORD_BATCH, err);
   if (st != LFA_OK) return st;
   if (m.body_len != b->body_len)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "it declares a %llu-byte body, its footer block %zu bytes",
                     (unsigned long long)m.body_len, b->body_len);
   out->body = f->data + b->offset + b->meta_len;
@@ -671,7 +672,7 @@ static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lf
   if ((st = fb_int(&rows, &m.header, BATCH_LENGTH, 8, "RecordBatch.length", err)) != LFA_OK)
     return st;
   if (rows < 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "it has a negative length %lld", (long long)rows);
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it has a negative length %lld", (long long)rows);
   if ((uint64_t)rows > LFA_DELETION_ARROW_ROWS_MAX)
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "it has %lld rows, limit is %u",
                     (long long)rows, (unsigned)LFA_DELETION_ARROW_ROWS_MAX);
@@ -697,7 +698,7 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
   out->len = 0;
   if (n == 0) return LFA_OK;
   if (n < 8)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "%s buffer of %zu bytes cannot hold its 8-byte uncompressed length", name, n);
   int64_t want = load_i64(src);
   const uint8_t *frame = src + 8;
@@ -706,7 +707,7 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
   out->len = frame_len;
   if (want == RAW_BUFFER) return LFA_OK;
   if (want < 0)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "%s buffer declares %lld uncompressed bytes", name,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s buffer declares %lld uncompressed bytes", name,
                     (long long)want);
   if ((uint64_t)want > LFA_ZSTD_OUTPUT_BYTES_MAX)
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
@@ -714,17 +715,17 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
                     (long long)want, (unsigned)LFA_ZSTD_OUTPUT_BYTES_MAX);
   unsigned long long content = ZSTD_getFrameContentSize(frame, frame_len);
   if (content == ZSTD_CONTENTSIZE_ERROR)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL, "%s buffer is not a zstd frame", name);
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer is not a zstd frame", name);
   if (content == ZSTD_CONTENTSIZE_UNKNOWN)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL,
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "%s buffer's zstd frame does not record its content size", name);
   if (content != (uint64_t)want)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL,
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "%s buffer's zstd frame holds %llu bytes, its prefix declares %lld", name,
                     content, (long long)want);
   size_t used = ZSTD_findFrameCompressedSize(frame, frame_len);
   if (ZSTD_isError(used) || used != frame_len)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL,
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "%s buffer is not exactly one zstd frame of %zu bytes (%s)", name, frame_len,
                     ZSTD_isError(used) ? ZSTD_getErrorName(used) : "bytes follow the frame");
   out->owned = malloc(want > 0 ? (size_t)want : 1);
@@ -733,7 +734,7 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
                     (long long)want, name);
   size_t got = ZSTD_decompress(out->owned, (size_t)want, frame, frame_len);
   if (ZSTD_isError(got) || got != (size_t)want)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL, "%s buffer does not inflate to %lld bytes (%s)",
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer does not inflate to %lld bytes (%s)",
                     name, (long long)want, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
   out->data = out->owned;
   out->len = (size_t)want;
@@ -756,12 +757,12 @@ static lfa_status read_buffer(span *out, const batch *b, size_t i, lfa_error *er
 static lfa_status check_validity(const span *v, uint64_t rows, lfa_error *err) {
   if (v->len == 0) return LFA_OK;
   if (v->len < (rows + 7) / 8)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL,
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
                     "validity buffer holds %zu bytes, %llu rows need %llu", v->len,
                     (unsigned long long)rows, (unsigned long long)((rows + 7) / 8));
   for (uint64_t i = 0; i < rows; i++)
     if (((v->data[i / 8] >> (i % 8)) & 1) == 0)
-      return lfa_fail(err, LFA_ERR_RULE, NULL,
+      return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3",
                       "validity bit of row %llu is clear although null_count is 0",
                       (unsigned long long)i);
   return LFA_OK;
@@ -770,12 +771,12 @@ static lfa_status check_validity(const span *v, uint64_t rows, lfa_error *err) {
 static lfa_status collect_values(roaring_bitmap_t *bm, const span *v, uint64_t rows,
                                  lfa_error *err) {
   if (v->len / 4 < rows)
-    return lfa_fail(err, LFA_ERR_FORMAT, NULL, "values buffer holds %zu bytes, %llu rows need %llu",
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "values buffer holds %zu bytes, %llu rows need %llu",
                     v->len, (unsigned long long)rows, (unsigned long long)rows * 4);
   for (uint64_t i = 0; i < rows; i++) {
     uint32_t x = lfa_load_u32le(v->data + 4 * i);
     if (!roaring_bitmap_add_checked(bm, x))
-      return lfa_fail(err, LFA_ERR_RULE, NULL, "row_id %u at row %llu repeats an earlier row",
+      return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-3", "row_id %u at row %llu repeats an earlier row",
                       (unsigned)x, (unsigned long long)i);
   }
   return LFA_OK;
@@ -995,7 +996,7 @@ static lfa_status put_compressed(lfa_buf *body, const uint8_t *src, size_t n, lf
   lfa_store_u64le(tail, n);
   size_t got = ZSTD_compress(tail + 8, bound, src, n, ZSTD_LEVEL);
   if (ZSTD_isError(got))
-    return lfa_fail(err, LFA_ERR_COMPRESSION, NULL, "zstd cannot compress %zu bytes: %s", n,
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "zstd cannot compress %zu bytes: %s", n,
                     ZSTD_getErrorName(got));
   body->len = start + 8 + got;
   return LFA_OK;
