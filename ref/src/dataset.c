@@ -194,17 +194,13 @@ static lfa_status load_entry(lfa_fragment_assignment *out, const lfa_snapshot *s
   out->fragment_id = e->fragment_id;
   out->all = e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
   if (out->all) return LFA_OK;
-  lfa_status st;
-  if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) {
-    /* [FA-STORE-6] a partial without its own base inherits the root's */
-    lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
-    lfa_buf bytes = {0};
-    st = read_object(&bytes, s, dir, e->partial, a, err);
-    if (st == LFA_OK) st = lfa_bitmap_decode(&out->rows, bytes.data, bytes.len, err);
-    lfa_buf_free(&bytes);
-  } else {
-    st = lfa_bitmap_decode(&out->rows, e->inline_partial.data, e->inline_partial.len, err);
-  }
+  /* the root decoder admits only all_assigned and partial entries */
+  /* [FA-STORE-6] a partial without its own base inherits the root's */
+  lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
+  lfa_buf bytes = {0};
+  lfa_status st = read_object(&bytes, s, dir, e->partial, a, err);
+  if (st == LFA_OK) st = lfa_bitmap_decode(&out->rows, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
   if (st == LFA_OK) st = check_partial(out->rows, rows, err);
   return st;
 }
@@ -235,7 +231,7 @@ static int by_field_id(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static lfa_status load_tracked(lfa_snapshot *s, const char *dir, lfa_error *err) {
+static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   size_t n = m->n_field_assignment_states;
   s->tracked = calloc(n ? n : 1, sizeof *s->tracked);
@@ -247,16 +243,12 @@ static lfa_status load_tracked(lfa_snapshot *s, const char *dir, lfa_error *err)
   s->n_tracked = n;
   /* readers sort; order on disk is FA-STORE-2, a writer rule */
   qsort(s->tracked, n, sizeof *s->tracked, by_field_id);
-  for (size_t i = 0; i < n; i++) {
-    lfa_status st = load_field(&s->tracked[i], s, dir, err);
-    if (st != LFA_OK) return st;
-  }
   return LFA_OK;
 }
 
 /* ---- the snapshot ----------------------------------------------------------------- */
 
-lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->version = entry->version;
@@ -264,9 +256,29 @@ lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_versi
   if (st == LFA_OK) st = load_transaction(out, dir, err);
   if (st == LFA_OK) st = index_fragments(out, err);
   if (st == LFA_OK) st = load_deletions(out, dir, err);
-  if (st == LFA_OK) st = load_tracked(out, dir, err);
+  if (st == LFA_OK) st = list_tracked(out, err);
   if (st != LFA_OK) lfa_snapshot_free(out);
   return st;
+}
+
+lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i, lfa_error *err) {
+  if (i >= snap->n_tracked) return lfa_fail(err, LFA_ERR_USAGE, NULL, "no tracked field at index %zu", i);
+  if (snap->tracked[i].root != NULL) return LFA_OK;
+  return load_field(&snap->tracked[i], snap, dir, err);
+}
+
+lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                             lfa_error *err) {
+  lfa_status st = lfa_snapshot_open(out, dir, entry, err);
+  for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
+  if (st != LFA_OK) lfa_snapshot_free(out);
+  return st;
+}
+
+size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
+  for (size_t i = 0; i < snap->n_tracked; i++)
+    if (snap->tracked[i].field_id == field_id) return i;
+  return SIZE_MAX;
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {

@@ -13,17 +13,18 @@ static const Lance__Table__BasePath *find_base(const Lance__Table__Manifest *m, 
   return NULL;
 }
 
-/* A relative path may not leave its root: hostile manifests must not make a
- * reader open arbitrary files. */
+/* [FA-STORE-9] segments joined by '/', none empty, "." or "..", no '\\':
+ * a hostile manifest must not make a reader open files outside the base.
+ * (A C string cannot hold a NUL byte, the rule's last clause.) */
 static bool stays_inside(const char *rel) {
-  if (rel[0] == '/' || rel[0] == '\0') return false;
-  for (const char *p = rel; *p != '\0';) {
+  if (strchr(rel, '\\') != NULL) return false;
+  for (const char *p = rel;;) {
     size_t n = strcspn(p, "/");
-    if (n == 2 && p[0] == '.' && p[1] == '.') return false;
+    if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) return false;
     p += n;
-    if (*p == '/') p++;
+    if (*p == '\0') return true;
+    p++; /* past '/': a trailing '/' leaves an empty last segment */
   }
-  return true;
 }
 
 static lfa_status base_dir(const char **out, const Lance__Table__Manifest *m, lfa_anchor a,
@@ -49,7 +50,7 @@ lfa_status lfa_path_resolve(char *out, size_t cap, const char *dataset_dir,
                             bool need_dataset_root, const char *subdir, const char *rel,
                             lfa_error *err) {
   if (rel == NULL || !stays_inside(rel))
-    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-7", "path '%s' is empty, absolute or climbs out with '..'",
+    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-9", "path '%s' is not a plain relative path (empty, absolute, '.', '..', '//' or '\\')",
                     rel ? rel : "");
   const char *root = dataset_dir;
   if (anchor.has_base_id) {

@@ -1,10 +1,9 @@
 /* root.c: field-assignment roots; implements FA-ROOT-1, FA-ROOT-2, FA-ROOT-4,
- * FA-ROOT-6 and the snapshot-free half of FA-ROOT-3 (see lfa/root.h). */
+ * FA-ROOT-6, FA-ROOT-7 and the snapshot-free half of FA-ROOT-3 (see lfa/root.h). */
 #include "lfa/root.h"
 
 #include <inttypes.h>
 
-#include "lfa/bitmap.h"
 #include "lfa/limits.h"
 #include "lfa/pb.h"
 
@@ -20,13 +19,10 @@ static lfa_status check_state(const lfa_root_entry *e, lfa_error *err) {
       if (e->partial->size_bytes == 0)
         return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-6", "partial file '%s' has size_bytes 0", e->partial->path);
       return LFA_OK;
-    case LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_INLINE_PARTIAL: {
-      uint64_t card;
-      lfa_status st = lfa_bitmap_check(&card, e->inline_partial.data, e->inline_partial.len, err);
-      if (st == LFA_OK && card == 0)
-        st = lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "inline partial bitmap is empty");
-      return st;
-    }
+    case LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_INLINE_PARTIAL:
+      /* [FA-ROOT-7] a first-iteration reader sees no state here: the entry
+       * would mean different things to different readers */
+      return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-7", "uses inline_partial (field 5), which readers reject");
     default:
       return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-4", "is missing its state");
   }

@@ -93,12 +93,12 @@ static lfa_status commit(writer *w, Lance__Table__Manifest *m, Lance__Table__Tra
   snprintf(rel, sizeof rel, "_transactions/%s", txn_name);
   m->transaction_file = txn_name;
   /* Flags are recomputed on every commit, as Lance does: deletion files
-   * (1, reader and writer), and [FA-FLAG-1] the writer bit exactly when a
-   * field is tracked. */
-  uint64_t deletions = 0;
-  for (size_t i = 0; i < m->n_fragments; i++) deletions |= m->fragments[i]->deletion_file != NULL;
-  m->reader_feature_flags = deletions;
-  m->writer_feature_flags = deletions | (m->n_field_assignment_states ? LFA_FLAG_FIELD_ASSIGNMENT : 0);
+   * (1, reader and writer), and bit 256 exactly when a field is tracked, in
+   * the writer word [FA-FLAG-1] and the reader word [FA-FLAG-2]. */
+  uint64_t flags = m->n_field_assignment_states ? LFA_FLAG_FIELD_ASSIGNMENT : 0;
+  for (size_t i = 0; i < m->n_fragments; i++) flags |= m->fragments[i]->deletion_file != NULL;
+  m->reader_feature_flags = flags;
+  m->writer_feature_flags = flags;
   lfa_status st = lfa_transaction_encode(&bytes, txn, w->err);
   if (st == LFA_OK) st = put(w, rel, &bytes);
   lfa_buf_free(&bytes);

@@ -32,7 +32,7 @@ typedef struct lfa_fragment_assignment {
 typedef struct lfa_tracked_field {
   int32_t field_id;
   const Lance__Table__FieldAssignmentFile *root_file; /* borrowed from the manifest */
-  lfa_root *root;                                     /* decoded root; owned */
+  lfa_root *root;                                     /* decoded root; owned; NULL until loaded */
   size_t count;                                       /* entries, ascending by id */
   lfa_fragment_assignment *fragments;                 /* owned */
 } lfa_tracked_field;
@@ -58,10 +58,24 @@ typedef struct lfa_snapshot {
  * lfa_fs_names_free). */
 lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err);
 
-/* Loads one version. Errors name the file, the field and the fragment;
- * the caller prefixes the version. */
+/* Opens one version: manifest, transaction, deletion files, and the list of
+ * tracked fields (descriptors only: no assignment object is read, so a plan
+ * that never asks for assignment never touches one, FA-EXPR-7). Errors name
+ * the file, field and fragment; the caller prefixes the version. */
+lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                             lfa_error *err);
+
+/* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
+ * checking each against the snapshot (FA-EXPR-9). */
+lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i, lfa_error *err);
+
+/* lfa_snapshot_open, then every tracked field. */
 lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err);
+
+/* The tracked[] index of a field id, or SIZE_MAX when it is not tracked. */
+size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id);
+
 void lfa_snapshot_free(lfa_snapshot *snap);
 
 /* The schema field with this id, or NULL. */

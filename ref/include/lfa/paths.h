@@ -26,7 +26,7 @@ typedef struct lfa_anchor {
  * `rel`. Rejects: a base_id missing from base_paths, a base that is not a
  * dataset root when `need_dataset_root`, a base that is not a local path
  * ("file://" URIs and plain paths are local), and relative paths that are
- * absolute or climb with "..". */
+ * not plain segments joined by '/' [FA-STORE-9]. */
 lfa_status lfa_path_resolve(char *out, size_t cap, const char *dataset_dir,
                             const Lance__Table__Manifest *manifest, lfa_anchor anchor,
                             bool need_dataset_root, const char *subdir, const char *rel,

@@ -24,8 +24,8 @@ typedef Lance__Table__FieldAssignmentFragment lfa_root_entry;
  * that need nothing but the root: ids strictly ascending [FA-ROOT-2],
  * physical_rows > 0 [FA-ROOT-3], a state on every entry and never
  * `all_assigned = false` [FA-ROOT-4], partial files with a path and a
- * non-zero size [FA-ROOT-6], inline partials (the later upstream iteration)
- * valid and non-empty [FA-BITMAP-2]. The checks against the snapshot
+ * non-zero size [FA-ROOT-6], and no inline partial (field 5 of the later
+ * upstream iteration) [FA-ROOT-7]. The checks against the snapshot
  * (fragment present, physical_rows equal, bitmap bounds) are the loader's.
  * OWNERSHIP: *out is the caller's (lfa_root_free). */
 lfa_status lfa_root_decode(lfa_root **out, const uint8_t *data, size_t len, lfa_error *err);
