@@ -123,6 +123,57 @@ static lfa_status load_deletions(lfa_snapshot *s, const char *dir, lfa_error *er
   return LFA_OK;
 }
 
+/* ---- row id sequences -------------------------------------------------------- */
+
+enum { FLAG_STABLE_ROW_IDS = 2 };
+
+/* The bytes of an external sequence: [offset, offset + size) of a file
+ * under the dataset root. */
+static lfa_status read_external(lfa_buf *out, const lfa_snapshot *s, const char *dir,
+                                const Lance__Table__ExternalFile *x, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_buf whole = {0};
+  lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false, "", x->path, err);
+  if (st == LFA_OK) st = lfa_fs_read(&whole, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK && (x->offset > whole.len || x->size > whole.len - x->offset))
+    st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-7", "range [%" PRIu64 ", +%" PRIu64 ") passes the end of %s (%zu bytes)",
+                  x->offset, x->size, x->path, whole.len);
+  if (st == LFA_OK) st = lfa_buf_append(out, whole.data + x->offset, (size_t)x->size, err);
+  lfa_buf_free(&whole);
+  return st;
+}
+
+/* [FA-LANCE-7] with stable row ids every fragment has a sequence as long as
+ * its physical rows. */
+static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  s->stable_row_ids = (m->reader_feature_flags & FLAG_STABLE_ROW_IDS) != 0;
+  s->row_ids = calloc(m->n_fragments ? m->n_fragments : 1, sizeof *s->row_ids);
+  if (s->row_ids == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate row id sequences");
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    const Lance__Table__DataFragment *f = m->fragments[i];
+    lfa_buf ext = {0};
+    lfa_status st = LFA_OK;
+    if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS)
+      st = lfa_row_ids_decode(&s->row_ids[i], f->inline_row_ids.data, f->inline_row_ids.len, err);
+    else if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_EXTERNAL_ROW_IDS) {
+      st = read_external(&ext, s, dir, f->external_row_ids, err);
+      if (st == LFA_OK) st = lfa_row_ids_decode(&s->row_ids[i], ext.data, ext.len, err);
+    } else if (s->stable_row_ids)
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "has no row id sequence, but stable row ids are on");
+    lfa_buf_free(&ext);
+    if (st == LFA_OK && f->row_id_sequence_case != LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET &&
+        s->row_ids[i].count != f->physical_rows)
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "row id sequence holds %" PRIu64 " ids for %" PRIu64 " physical rows",
+                    s->row_ids[i].count, f->physical_rows);
+    if (st != LFA_OK) {
+      lfa_error_prefix(err, "fragment %" PRIu64, f->id);
+      return st;
+    }
+  }
+  return LFA_OK;
+}
+
 /* ---- fragment lookup ------------------------------------------------------------ */
 
 static int by_key(const void *a, const void *b) {
@@ -256,6 +307,7 @@ lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_versi
   if (st == LFA_OK) st = load_transaction(out, dir, err);
   if (st == LFA_OK) st = index_fragments(out, err);
   if (st == LFA_OK) st = load_deletions(out, dir, err);
+  if (st == LFA_OK) st = load_row_ids(out, dir, err);
   if (st == LFA_OK) st = list_tracked(out, err);
   if (st != LFA_OK) lfa_snapshot_free(out);
   return st;
@@ -292,6 +344,9 @@ void lfa_snapshot_free(lfa_snapshot *snap) {
   if (snap->deleted != NULL && snap->file.manifest != NULL)
     for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_bitmap_free(snap->deleted[i]);
   free(snap->deleted);
+  if (snap->row_ids != NULL && snap->file.manifest != NULL)
+    for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_row_ids_free(&snap->row_ids[i]);
+  free(snap->row_ids);
   free(snap->by_id);
   lfa_transaction_free(snap->txn_file);
   lfa_manifest_file_free(&snap->file);

@@ -3,7 +3,7 @@
  * This is the reader every tool shares (dump, eval, verify): it lists
  * `_versions/`, decodes a manifest file, finds its transaction (inline
  * section first, then `_transactions/<transaction_file>`) [FA-LANCE-10],
- * reads every deletion file, and loads the assignment state of every
+ * reads every deletion file and row id sequence, and loads the assignment state of every
  * tracked field, applying every rule an upstream reader applies at load
  * time. It reads metadata only: never a `.lance` data file.
  */
@@ -19,6 +19,7 @@
 #include "lfa/fs.h"
 #include "lfa/manifest.h"
 #include "lfa/root.h"
+#include "lfa/rowids.h"
 #include "lfa/versions.h"
 
 /* The state of one fragment of a tracked field. Fragments with no
@@ -48,6 +49,9 @@ typedef struct lfa_snapshot {
   Lance__Table__Transaction *txn_file;    /* from `_transactions/`; owned; may be NULL */
   const Lance__Table__Transaction *transaction; /* inline if present, else txn_file; may be NULL */
   roaring_bitmap_t **deleted;             /* per manifest fragment (same index); NULL = none; owned */
+  lfa_row_ids *row_ids;                   /* per manifest fragment; count 0 and ids NULL without
+                                             stable row ids; owned */
+  bool stable_row_ids;                    /* reader flag 2: every fragment has a sequence */
   size_t n_tracked;
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */

@@ -1,0 +1,98 @@
+/* table.h: a snapshot in memory, the model every mutation works on.
+ *
+ * It holds what the assignment rules need and nothing else: the schema, the
+ * fragments (data files with their field ids, physical rows, deletion set,
+ * row ids when stable row ids are on), and for each tracked field one cell
+ * per fragment. Readers in other languages: this is the whole model; the
+ * rules that change it are in apply.h.
+ *
+ * Cells are canonical (spec 01-storage.md): a fragment with no assigned row
+ * is NONE, with every physical row ALL, otherwise PARTIAL with a non-empty,
+ * non-full bitmap of physical offsets. Deleted offsets may stay in a bitmap:
+ * deletion is orthogonal to assignment (FA-DELETE-1).
+ */
+#ifndef LFA_TABLE_H
+#define LFA_TABLE_H
+
+#include <roaring/roaring.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/dataset.h"
+#include "lfa/error.h"
+
+typedef struct lfa_field {
+  int32_t id;
+  int32_t parent_id; /* -1 at the top level */
+  char *name;
+  char *logical_type;
+  bool nullable;
+} lfa_field;
+
+typedef struct lfa_data_file {
+  char *path;
+  size_t n_fields;
+  int32_t *fields; /* field ids stored; -2 marks a replaced column */
+} lfa_data_file;
+
+typedef struct lfa_fragment {
+  uint64_t id;
+  uint64_t physical_rows;
+  size_t n_files;
+  lfa_data_file *files;
+  roaring_bitmap_t *deleted; /* deleted offsets; NULL when none */
+  uint64_t *row_ids;         /* physical_rows ids with stable row ids, else NULL */
+} lfa_fragment;
+
+typedef enum lfa_cell_kind { LFA_CELL_NONE = 0, LFA_CELL_ALL, LFA_CELL_PARTIAL } lfa_cell_kind;
+
+typedef struct lfa_cell {
+  lfa_cell_kind kind;
+  roaring_bitmap_t *rows; /* assigned offsets, PARTIAL only */
+} lfa_cell;
+
+typedef struct lfa_field_state {
+  int32_t field_id;
+  lfa_cell *cells; /* one per fragment of the table, same order */
+} lfa_field_state;
+
+/* OWNERSHIP: a table owns everything it points to; lfa_table_free releases
+ * it. Tables are values: mutations copy, never share. */
+typedef struct lfa_table {
+  uint64_t version;
+  bool stable_row_ids;
+  uint64_t next_row_id;     /* stable row ids: the next id to hand out */
+  uint32_t max_fragment_id; /* high-water mark of fragment ids */
+  size_t n_fields;
+  lfa_field *fields; /* pre-order: parents before children */
+  size_t n_fragments;
+  lfa_fragment *fragments; /* ascending by id */
+  size_t n_tracked;
+  lfa_field_state *tracked; /* ascending by field id */
+} lfa_table;
+
+void lfa_table_free(lfa_table *table);
+lfa_status lfa_table_copy(lfa_table *out, const lfa_table *table, lfa_error *err);
+
+/* Builds the model of a loaded snapshot (every tracked field loaded). */
+lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err);
+
+/* Lookups; SIZE_MAX / NULL when absent. */
+size_t lfa_table_fragment(const lfa_table *table, uint64_t fragment_id);
+const lfa_field *lfa_table_field(const lfa_table *table, int32_t field_id);
+lfa_field_state *lfa_table_tracked(const lfa_table *table, int32_t field_id);
+bool lfa_fragment_stores(const lfa_fragment *fragment, int32_t field_id);
+bool lfa_fragment_is_live(const lfa_fragment *fragment, uint32_t offset);
+
+/* Is the row at `offset` of fragment index `i` assigned for `state`? */
+bool lfa_cell_contains(const lfa_cell *cell, uint32_t offset);
+
+/* Makes a cell canonical for a fragment of `physical_rows` rows: an empty
+ * PARTIAL becomes NONE, a full one ALL (the bitmap is freed). */
+void lfa_cell_canonicalize(lfa_cell *cell, uint64_t physical_rows);
+
+/* True when both cells agree on every live row of `fragment` (FA-SEM-2). */
+bool lfa_cells_equal_live(const lfa_cell *a, const lfa_cell *b, const lfa_fragment *fragment);
+
+#endif

@@ -1,0 +1,39 @@
+/* writer.h: lays snapshots out as a Lance dataset directory, version after
+ * version, in the upstream layout:
+ *
+ *   _versions/{n}.manifest          manifest with the transaction inline
+ *   _transactions/{n-1}-{uuid}.txn  the same transaction, bare protobuf
+ *   _deletions/{frag}-{read_version}-{id}.arrow|bin   cumulative sets
+ *   _field_assignments/roots/{field}/{uuid}.root
+ *   _field_assignments/bitmaps/{field}/{frag}/{uuid}.rbm
+ *
+ * No `.lance` data file is written: data file entries carry their field ids
+ * and the fragment its physical rows, which is all the assignment rules
+ * read. Structural sharing [FA-STORE-10, FA-STORE-11]: an object whose
+ * content an earlier version of this writer already stored for the same
+ * field (and fragment) is referenced again, never rewritten; an unchanged
+ * deletion set keeps its file. Objects are never overwritten [FA-STORE-8].
+ */
+#ifndef LFA_WRITER_H
+#define LFA_WRITER_H
+
+#include "lfa/error.h"
+#include "lfa/table.h"
+#include "transaction.pb-c.h"
+
+typedef struct lfa_writer lfa_writer;
+
+/* Starts writing a new dataset at `dir`, which must not exist. `seed`
+ * makes object uuids deterministic (same seed, same history, same bytes).
+ * OWNERSHIP: *out is the caller's (lfa_writer_close). */
+lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err);
+
+/* Writes version `table->version` (which must follow the previous commit's
+ * by one) with `txn` as its transaction. The writer fills in the
+ * transaction's read_version and uuid; the caller's table is not changed. */
+lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table__Transaction *txn,
+                             lfa_error *err);
+
+void lfa_writer_close(lfa_writer *w);
+
+#endif

@@ -1,0 +1,243 @@
+/* table.c: the in-memory snapshot (lfa/table.h): copying, freeing, building
+ * it from a loaded snapshot, and the cell operations FA-SEM-2 relies on. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "lfa/table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/bitmap.h"
+#include "lfa/rowids.h"
+
+/* ---- freeing ------------------------------------------------------------------- */
+
+static void free_fragment(lfa_fragment *f) {
+  for (size_t k = 0; k < f->n_files; k++) {
+    free(f->files[k].path);
+    free(f->files[k].fields);
+  }
+  free(f->files);
+  lfa_bitmap_free(f->deleted);
+  free(f->row_ids);
+}
+
+void lfa_table_free(lfa_table *t) {
+  for (size_t i = 0; i < t->n_fields; i++) {
+    free(t->fields[i].name);
+    free(t->fields[i].logical_type);
+  }
+  for (size_t s = 0; s < t->n_tracked; s++) {
+    for (size_t i = 0; t->tracked[s].cells != NULL && i < t->n_fragments; i++)
+      lfa_bitmap_free(t->tracked[s].cells[i].rows);
+    free(t->tracked[s].cells);
+  }
+  for (size_t i = 0; i < t->n_fragments; i++) free_fragment(&t->fragments[i]);
+  free(t->fields);
+  free(t->fragments);
+  free(t->tracked);
+  memset(t, 0, sizeof *t);
+}
+
+/* ---- copying: every allocation checked, a failed copy frees what it made ---- */
+
+static bool dup_string(char **out, const char *s) {
+  *out = strdup(s ? s : "");
+  return *out != NULL;
+}
+
+static bool dup_array(void **out, const void *src, size_t n, size_t size) {
+  *out = NULL;
+  if (n == 0) return true;
+  *out = malloc(n * size);
+  if (*out != NULL) memcpy(*out, src, n * size);
+  return *out != NULL;
+}
+
+static bool dup_bitmap(roaring_bitmap_t **out, const roaring_bitmap_t *b) {
+  *out = b ? roaring_bitmap_copy(b) : NULL;
+  return b == NULL || *out != NULL;
+}
+
+static bool copy_fragment(lfa_fragment *out, const lfa_fragment *f) {
+  *out = *f;
+  out->files = NULL, out->n_files = 0, out->deleted = NULL, out->row_ids = NULL;
+  bool ok = dup_bitmap(&out->deleted, f->deleted) &&
+            (f->row_ids == NULL || dup_array((void **)&out->row_ids, f->row_ids, f->physical_rows, sizeof *f->row_ids)) &&
+            (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL);
+  for (size_t k = 0; ok && k < f->n_files; k++) {
+    out->n_files = k + 1;
+    ok = dup_string(&out->files[k].path, f->files[k].path) &&
+         dup_array((void **)&out->files[k].fields, f->files[k].fields, f->files[k].n_fields, sizeof(int32_t));
+    out->files[k].n_fields = f->files[k].n_fields;
+  }
+  return ok;
+}
+
+static bool copy_state(lfa_field_state *out, const lfa_field_state *s, size_t n_fragments) {
+  out->field_id = s->field_id;
+  out->cells = calloc(n_fragments ? n_fragments : 1, sizeof *out->cells);
+  bool ok = out->cells != NULL;
+  for (size_t i = 0; ok && i < n_fragments; i++) {
+    out->cells[i].kind = s->cells[i].kind;
+    ok = dup_bitmap(&out->cells[i].rows, s->cells[i].rows);
+  }
+  return ok;
+}
+
+lfa_status lfa_table_copy(lfa_table *out, const lfa_table *t, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  out->version = t->version, out->stable_row_ids = t->stable_row_ids;
+  out->next_row_id = t->next_row_id, out->max_fragment_id = t->max_fragment_id;
+  bool ok = (out->fields = calloc(t->n_fields + 1, sizeof *out->fields)) != NULL &&
+            (out->fragments = calloc(t->n_fragments + 1, sizeof *out->fragments)) != NULL &&
+            (out->tracked = calloc(t->n_tracked + 1, sizeof *out->tracked)) != NULL;
+  for (size_t i = 0; ok && i < t->n_fields; i++, out->n_fields++) {
+    out->fields[i] = t->fields[i];
+    out->fields[i].name = out->fields[i].logical_type = NULL;
+    ok = dup_string(&out->fields[i].name, t->fields[i].name) &&
+         dup_string(&out->fields[i].logical_type, t->fields[i].logical_type);
+  }
+  for (size_t i = 0; ok && i < t->n_fragments; i++, out->n_fragments++)
+    ok = copy_fragment(&out->fragments[i], &t->fragments[i]);
+  for (size_t s = 0; ok && s < t->n_tracked; s++, out->n_tracked++)
+    ok = copy_state(&out->tracked[s], &t->tracked[s], t->n_fragments);
+  if (ok) return LFA_OK;
+  lfa_table_free(out);
+  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot copy a table");
+}
+
+/* ---- from a snapshot read from disk -------------------------------------------- */
+
+static bool field_from_pb(lfa_field *out, const Lance__File__Field *f) {
+  out->id = f->id, out->parent_id = f->parent_id, out->nullable = f->nullable;
+  return dup_string(&out->name, f->name) && dup_string(&out->logical_type, f->logical_type);
+}
+
+static bool fragment_from_pb(lfa_fragment *out, const lfa_snapshot *snap, size_t i) {
+  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
+  out->id = f->id, out->physical_rows = f->physical_rows;
+  bool ok = (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL) &&
+            dup_bitmap(&out->deleted, snap->deleted[i]) &&
+            (snap->row_ids[i].ids == NULL ||
+             dup_array((void **)&out->row_ids, snap->row_ids[i].ids, snap->row_ids[i].count, sizeof(uint64_t)));
+  for (size_t k = 0; ok && k < f->n_files; k++) {
+    out->n_files = k + 1;
+    ok = dup_string(&out->files[k].path, f->files[k]->path) &&
+         dup_array((void **)&out->files[k].fields, f->files[k]->fields, f->files[k]->n_fields, sizeof(int32_t));
+    out->files[k].n_fields = f->files[k]->n_fields;
+  }
+  return ok;
+}
+
+/* The cells of one loaded tracked field, in the table's fragment order. */
+static bool state_from_snapshot(lfa_field_state *out, const lfa_table *t, const lfa_tracked_field *tf) {
+  out->field_id = tf->field_id;
+  out->cells = calloc(t->n_fragments ? t->n_fragments : 1, sizeof *out->cells);
+  bool ok = out->cells != NULL;
+  for (size_t k = 0; ok && k < tf->count; k++) {
+    size_t i = lfa_table_fragment(t, tf->fragments[k].fragment_id);
+    if (i == SIZE_MAX) continue; /* the loader already refused this (FA-ROOT-5) */
+    out->cells[i].kind = tf->fragments[k].all ? LFA_CELL_ALL : LFA_CELL_PARTIAL;
+    ok = dup_bitmap(&out->cells[i].rows, tf->fragments[k].rows);
+  }
+  return ok;
+}
+
+lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err) {
+  const Lance__Table__Manifest *m = snap->file.manifest;
+  memset(out, 0, sizeof *out);
+  out->version = snap->version;
+  out->stable_row_ids = snap->stable_row_ids;
+  out->next_row_id = m->next_row_id;
+  bool ok = (out->fields = calloc(m->n_fields + 1, sizeof *out->fields)) != NULL &&
+            (out->fragments = calloc(m->n_fragments + 1, sizeof *out->fragments)) != NULL &&
+            (out->tracked = calloc(snap->n_tracked + 1, sizeof *out->tracked)) != NULL;
+  for (size_t i = 0; ok && i < m->n_fields; i++, out->n_fields++) ok = field_from_pb(&out->fields[i], m->fields[i]);
+  /* in id order (snap->by_id), whatever order the manifest lists */
+  for (size_t k = 0; ok && k < m->n_fragments; k++, out->n_fragments++) {
+    ok = fragment_from_pb(&out->fragments[k], snap, snap->by_id[k].index);
+    if (out->fragments[k].id > out->max_fragment_id) out->max_fragment_id = (uint32_t)out->fragments[k].id;
+  }
+  if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID &&
+      m->max_fragment_id > out->max_fragment_id)
+    out->max_fragment_id = m->max_fragment_id;
+  for (size_t s = 0; ok && s < snap->n_tracked; s++, out->n_tracked++) {
+    if (snap->tracked[s].root == NULL) {
+      lfa_table_free(out);
+      return lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", snap->tracked[s].field_id);
+    }
+    ok = state_from_snapshot(&out->tracked[s], out, &snap->tracked[s]);
+  }
+  if (ok) return LFA_OK;
+  lfa_table_free(out);
+  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build the table of version %llu", (unsigned long long)snap->version);
+}
+
+/* ---- lookups and cells ------------------------------------------------------------ */
+
+size_t lfa_table_fragment(const lfa_table *t, uint64_t fragment_id) {
+  size_t lo = 0, hi = t->n_fragments;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->fragments[mid].id == fragment_id) return mid;
+    if (t->fragments[mid].id < fragment_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return SIZE_MAX;
+}
+
+const lfa_field *lfa_table_field(const lfa_table *t, int32_t field_id) {
+  for (size_t i = 0; i < t->n_fields; i++)
+    if (t->fields[i].id == field_id) return &t->fields[i];
+  return NULL;
+}
+
+lfa_field_state *lfa_table_tracked(const lfa_table *t, int32_t field_id) {
+  for (size_t s = 0; s < t->n_tracked; s++)
+    if (t->tracked[s].field_id == field_id) return &t->tracked[s];
+  return NULL;
+}
+
+bool lfa_fragment_stores(const lfa_fragment *f, int32_t field_id) {
+  for (size_t k = 0; k < f->n_files; k++)
+    for (size_t j = 0; j < f->files[k].n_fields; j++)
+      if (f->files[k].fields[j] == field_id) return true;
+  return false;
+}
+
+bool lfa_fragment_is_live(const lfa_fragment *f, uint32_t offset) {
+  return offset < f->physical_rows && (f->deleted == NULL || !roaring_bitmap_contains(f->deleted, offset));
+}
+
+bool lfa_cell_contains(const lfa_cell *c, uint32_t offset) {
+  return c->kind == LFA_CELL_ALL || (c->kind == LFA_CELL_PARTIAL && roaring_bitmap_contains(c->rows, offset));
+}
+
+void lfa_cell_canonicalize(lfa_cell *c, uint64_t physical_rows) {
+  if (c->kind != LFA_CELL_PARTIAL) return;
+  uint64_t n = roaring_bitmap_get_cardinality(c->rows);
+  if (n != 0 && n != physical_rows) return;
+  lfa_bitmap_free(c->rows);
+  c->rows = NULL;
+  c->kind = n == 0 ? LFA_CELL_NONE : LFA_CELL_ALL;
+}
+
+/* The cell as a bitmap of offsets (ALL becomes [0, physical_rows)). */
+static roaring_bitmap_t *cell_bitmap(const lfa_cell *c, uint64_t physical_rows) {
+  if (c->kind == LFA_CELL_PARTIAL) return roaring_bitmap_copy(c->rows);
+  if (c->kind == LFA_CELL_ALL && physical_rows > 0) return roaring_bitmap_from_range(0, physical_rows, 1);
+  return roaring_bitmap_create();
+}
+
+bool lfa_cells_equal_live(const lfa_cell *a, const lfa_cell *b, const lfa_fragment *f) {
+  roaring_bitmap_t *x = cell_bitmap(a, f->physical_rows), *y = cell_bitmap(b, f->physical_rows);
+  bool equal = false;
+  if (x != NULL && y != NULL) {
+    roaring_bitmap_xor_inplace(x, y); /* rows where they differ ... */
+    if (f->deleted != NULL) roaring_bitmap_andnot_inplace(x, f->deleted); /* ... that are live */
+    equal = roaring_bitmap_is_empty(x);
+  }
+  lfa_bitmap_free(x);
+  lfa_bitmap_free(y);
+  return equal;
+}
