@@ -53,13 +53,7 @@ static void free_history(history *h) {
 static void structure_of(lfa_table *out, const lfa_table *n) {
   lfa_error err = {0};
   assert_ok(lfa_table_copy(out, n, &err), &err);
-  for (size_t s = 0; s < out->n_tracked; s++) {
-    for (size_t i = 0; i < out->n_fragments; i++) lfa_bitmap_free(out->tracked[s].cells[i].rows);
-    free(out->tracked[s].cells);
-  }
-  free(out->tracked);
-  out->tracked = NULL;
-  out->n_tracked = 0;
+  lfa_table_drop_state(out);
 }
 
 /* [FA-SEM-2] equal on every live row of every fragment, field by field. */

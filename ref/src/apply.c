@@ -531,16 +531,6 @@ static lfa_status compute_fields(ctx *c, const plan *plans, size_t n_plans, lfa_
   return LFA_OK;
 }
 
-static void drop_state(lfa_table *n) {
-  for (size_t s = 0; s < n->n_tracked; s++) {
-    for (size_t i = 0; n->tracked[s].cells != NULL && i < n->n_fragments; i++) lfa_bitmap_free(n->tracked[s].cells[i].rows);
-    free(n->tracked[s].cells);
-  }
-  free(n->tracked);
-  n->tracked = NULL;
-  n->n_tracked = 0;
-}
-
 lfa_status lfa_apply_assignment(lfa_table *n, const lfa_table *p, const Txn *t, lfa_error *err) {
   if (n->n_tracked != 0) return lfa_fail(err, LFA_ERR_USAGE, NULL, "the new table already has tracked fields");
   ctx c = {n, p, t, t->field_assignment_transaction ? t->field_assignment_transaction : &EMPTY_SIDECAR, NULL, NULL};
@@ -559,7 +549,7 @@ lfa_status lfa_apply_assignment(lfa_table *n, const lfa_table *p, const Txn *t, 
   if (st == LFA_OK) st = plan_fields(&plans, &n_plans, &c, err);
   if (st == LFA_OK) st = check_transaction(&c, plans, n_plans, err);
   if (st == LFA_OK) st = compute_fields(&c, plans, n_plans, err);
-  if (st != LFA_OK) drop_state(n);
+  if (st != LFA_OK) lfa_table_drop_state(n);
   if (c.written != NULL) clear_written(&c);
   free(c.written);
   free(c.created);

@@ -11,7 +11,7 @@
 
 /* ---- freeing ------------------------------------------------------------------- */
 
-static void free_fragment(lfa_fragment *f) {
+void lfa_fragment_free(lfa_fragment *f) {
   for (size_t k = 0; k < f->n_files; k++) {
     free(f->files[k].path);
     free(f->files[k].fields);
@@ -19,6 +19,18 @@ static void free_fragment(lfa_fragment *f) {
   free(f->files);
   lfa_bitmap_free(f->deleted);
   free(f->row_ids);
+  free(f->keys);
+}
+
+void lfa_table_drop_state(lfa_table *t) {
+  for (size_t s = 0; s < t->n_tracked; s++) {
+    for (size_t i = 0; t->tracked[s].cells != NULL && i < t->n_fragments; i++)
+      lfa_bitmap_free(t->tracked[s].cells[i].rows);
+    free(t->tracked[s].cells);
+  }
+  free(t->tracked);
+  t->tracked = NULL;
+  t->n_tracked = 0;
 }
 
 void lfa_table_free(lfa_table *t) {
@@ -26,15 +38,10 @@ void lfa_table_free(lfa_table *t) {
     free(t->fields[i].name);
     free(t->fields[i].logical_type);
   }
-  for (size_t s = 0; s < t->n_tracked; s++) {
-    for (size_t i = 0; t->tracked[s].cells != NULL && i < t->n_fragments; i++)
-      lfa_bitmap_free(t->tracked[s].cells[i].rows);
-    free(t->tracked[s].cells);
-  }
-  for (size_t i = 0; i < t->n_fragments; i++) free_fragment(&t->fragments[i]);
+  lfa_table_drop_state(t);
+  for (size_t i = 0; i < t->n_fragments; i++) lfa_fragment_free(&t->fragments[i]);
   free(t->fields);
   free(t->fragments);
-  free(t->tracked);
   memset(t, 0, sizeof *t);
 }
 
@@ -60,9 +67,10 @@ static bool dup_bitmap(roaring_bitmap_t **out, const roaring_bitmap_t *b) {
 
 static bool copy_fragment(lfa_fragment *out, const lfa_fragment *f) {
   *out = *f;
-  out->files = NULL, out->n_files = 0, out->deleted = NULL, out->row_ids = NULL;
+  out->files = NULL, out->n_files = 0, out->deleted = NULL, out->row_ids = NULL, out->keys = NULL;
   bool ok = dup_bitmap(&out->deleted, f->deleted) &&
             (f->row_ids == NULL || dup_array((void **)&out->row_ids, f->row_ids, f->physical_rows, sizeof *f->row_ids)) &&
+            (f->keys == NULL || dup_array((void **)&out->keys, f->keys, f->physical_rows, sizeof *f->keys)) &&
             (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL);
   for (size_t k = 0; ok && k < f->n_files; k++) {
     out->n_files = k + 1;
@@ -88,6 +96,7 @@ lfa_status lfa_table_copy(lfa_table *out, const lfa_table *t, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->version = t->version, out->stable_row_ids = t->stable_row_ids;
   out->next_row_id = t->next_row_id, out->max_fragment_id = t->max_fragment_id;
+  out->has_max_fragment_id = t->has_max_fragment_id;
   bool ok = (out->fields = calloc(t->n_fields + 1, sizeof *out->fields)) != NULL &&
             (out->fragments = calloc(t->n_fragments + 1, sizeof *out->fragments)) != NULL &&
             (out->tracked = calloc(t->n_tracked + 1, sizeof *out->tracked)) != NULL;
@@ -157,10 +166,12 @@ lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa
   for (size_t k = 0; ok && k < m->n_fragments; k++, out->n_fragments++) {
     ok = fragment_from_pb(&out->fragments[k], snap, snap->by_id[k].index);
     if (out->fragments[k].id > out->max_fragment_id) out->max_fragment_id = (uint32_t)out->fragments[k].id;
+    out->has_max_fragment_id = true;
   }
-  if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID &&
-      m->max_fragment_id > out->max_fragment_id)
-    out->max_fragment_id = m->max_fragment_id;
+  if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID) {
+    out->has_max_fragment_id = true;
+    if (m->max_fragment_id > out->max_fragment_id) out->max_fragment_id = m->max_fragment_id;
+  }
   for (size_t s = 0; ok && s < snap->n_tracked; s++, out->n_tracked++) {
     if (snap->tracked[s].root == NULL) {
       lfa_table_free(out);

@@ -43,6 +43,9 @@ typedef struct lfa_fragment {
   lfa_data_file *files;
   roaring_bitmap_t *deleted; /* deleted offsets; NULL when none */
   uint64_t *row_ids;         /* physical_rows ids with stable row ids, else NULL */
+  uint64_t *keys;            /* physical_rows logical keys, or NULL: the writer's own
+                                name for each row (scenarios address rows by it);
+                                never stored on disk */
 } lfa_fragment;
 
 typedef enum lfa_cell_kind { LFA_CELL_NONE = 0, LFA_CELL_ALL, LFA_CELL_PARTIAL } lfa_cell_kind;
@@ -63,7 +66,8 @@ typedef struct lfa_table {
   uint64_t version;
   bool stable_row_ids;
   uint64_t next_row_id;     /* stable row ids: the next id to hand out */
-  uint32_t max_fragment_id; /* high-water mark of fragment ids */
+  uint32_t max_fragment_id; /* high-water mark of fragment ids handed out... */
+  bool has_max_fragment_id; /* ...once any was (the next id is then max + 1, else 0) */
   size_t n_fields;
   lfa_field *fields; /* pre-order: parents before children */
   size_t n_fragments;
@@ -73,6 +77,9 @@ typedef struct lfa_table {
 } lfa_table;
 
 void lfa_table_free(lfa_table *table);
+void lfa_fragment_free(lfa_fragment *fragment);
+/* Frees every tracked field's cells: the structure can then change. */
+void lfa_table_drop_state(lfa_table *table);
 lfa_status lfa_table_copy(lfa_table *out, const lfa_table *table, lfa_error *err);
 
 /* Builds the model of a loaded snapshot (every tracked field loaded). */

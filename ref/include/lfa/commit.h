@@ -1,0 +1,56 @@
+/* commit.h: committing a change onto a head.
+ *
+ * A mutation (mutate.h) produces an lfa_change: the Lance transaction it
+ * would commit, plus what a transaction cannot carry but a real writer has
+ * already written to storage by then: the cumulative deletion sets of the
+ * deletion files it names, and the logical keys of the rows it creates.
+ *
+ * lfa_commit builds the new snapshot N from the head P the way Lance's
+ * manifest builder does (fragments added, replaced, removed; ids handed
+ * out; row ids assigned), then derives every tracked field's state with
+ * lfa_apply_assignment (FA-OP-3: always from P, the head committed on).
+ */
+#ifndef LFA_COMMIT_H
+#define LFA_COMMIT_H
+
+#include <roaring/roaring.h>
+
+#include "lfa/arena.h"
+#include "lfa/error.h"
+#include "lfa/table.h"
+#include "transaction.pb-c.h"
+
+/* The set a deletion file holds, by the file's DeletionFile.id. */
+typedef struct lfa_deletion_set {
+  uint64_t file_id;
+  roaring_bitmap_t *offsets; /* owned by the change */
+} lfa_deletion_set;
+
+/* The logical keys of a created fragment's rows, by its first data file. */
+typedef struct lfa_row_keys {
+  const char *first_file;
+  uint64_t count;
+  const uint64_t *keys;
+} lfa_row_keys;
+
+/* OWNERSHIP: the transaction, arrays and key arrays live in `arena`; the
+ * deletion bitmaps are freed by lfa_change_free. */
+typedef struct lfa_change {
+  lfa_arena arena;
+  Lance__Table__Transaction *txn;
+  size_t n_deletions;
+  lfa_deletion_set *deletions;
+  size_t n_keys;
+  lfa_row_keys *keys;
+  bool stable_row_ids; /* when the change creates the dataset: stable row ids on */
+} lfa_change;
+
+void lfa_change_free(lfa_change *change);
+
+/* Builds N = P + change as version P.version + 1. `restored` is the table
+ * of the version a Restore names, or the source of a Clone (NULL
+ * otherwise); `p` is NULL only when the change creates the dataset. */
+lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *change, const lfa_table *restored,
+                      lfa_error *err);
+
+#endif
