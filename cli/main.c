@@ -15,6 +15,9 @@ static const char USAGE[] =
     "  dump DATASET [--version N] [--json]\n"
     "        show each version: operation, flags, schema, fragments, deletions\n"
     "        and the assignment state of every tracked field\n"
+    "  eval DATASET --field NAME [--version N] [--json]\n"
+    "        is_assigned(NAME) on every live row of one version (default: the\n"
+    "        latest), keyed by row address and, with stable row ids, by row id\n"
     "  sample OUT_DIR\n"
     "        write a small example dataset (the one the README dumps)\n"
     "\n"
@@ -29,6 +32,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
   }
   if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
+  if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
   fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
   return LFA_EXIT_UNUSABLE;

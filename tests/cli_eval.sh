@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# cli_eval.sh: `lfa eval`, is_assigned(field) per live row, from the outside.
+# Expected values are stated by hand: the sample's history (top of
+# ref/src/sample.c) and the upstream example's README table, never computed
+# by lfa. Covers FA-EXPR-2 and FA-EXPR-4 (planning errors), FA-EXPR-3 (name
+# resolution), FA-EXPR-5 (the physical address decides), FA-EXPR-7 (planning
+# reads no assignment object), FA-EXPR-9 (a missing object fails, never
+# false), FA-LANCE-7 and FA-LANCE-11 (row id sequences), FA-LANCE-12.
+# Run by ctest with the built lfa as $1.
+set -uo pipefail
+lfa=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+up=../shared/upstream-layout-example/address-mode-history
+
+check() { # name, then a command that must succeed
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -20; fi
+}
+fails() { # expected text on stderr, then eval arguments: exit 2, one stderr line, empty stdout
+  local want=$1; shift
+  "$lfa" eval "$@" >"$tmp/f.out" 2>"$tmp/f.err"; local got=$?
+  [ "$got" -eq 2 ] || { echo "exit $got, expected 2: eval $*"; cat "$tmp/f.out" "$tmp/f.err"; return 1; }
+  [ ! -s "$tmp/f.out" ] || { echo "stdout is not empty:"; head -5 "$tmp/f.out"; return 1; }
+  [ "$(wc -l <"$tmp/f.err")" -eq 1 ] || { echo "stderr is not one line:"; cat "$tmp/f.err"; return 1; }
+  grep -qF -- "$want" "$tmp/f.err" || { echo "stderr lacks '$want':"; cat "$tmp/f.err"; return 1; }
+}
+ej() { # python assertions, then eval arguments (--json is added)
+  local code=$1; shift
+  "$lfa" eval --json "$@" >"$tmp/e.json" || return 1
+  python3 - "$tmp/e.json" "$code" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["dataset", "version", "field", "stable_row_ids", "rows", "totals"], list(d)
+assert list(d["field"]) == ["id", "name", "path"], d["field"]
+rows = d["rows"]
+keys = [(r["fragment"], r["offset"]) for r in rows]
+assert keys == sorted(set(keys)), "rows are not in (fragment, offset) order, or repeat"
+for r in rows:
+    assert r["address"] == (r["fragment"] << 32) | r["offset"], r
+    assert ("row_id" in r) == d["stable_row_ids"], r
+    assert r["assigned"] is True or r["assigned"] is False, r
+R = {(r["fragment"], r["offset"]): r["assigned"] for r in rows}
+t = d["totals"]
+assert t == {"live_rows": len(rows), "assigned": sum(R.values()), "unassigned": len(rows) - sum(R.values())}, t
+def expect(live, assigned):
+    """live: {fragment: offsets}; assigned: the set of (fragment, offset) that are true."""
+    want = {(f, o): (f, o) in assigned for f, offs in live.items() for o in offs}
+    assert R == want, sorted(set(R.items()) ^ set(want.items()))
+exec(sys.argv[2])
+PY
+}
+
+# ---- the command ----------------------------------------------------------------
+check "lfa --help lists eval" bash -c "'$lfa' --help | grep -q 'eval DATASET --field NAME'"
+check "eval --help teaches the grammar" bash -c "'$lfa' eval --help | grep -q 'dotted path of field names'"
+check "eval --help names the system columns" bash -c "'$lfa' eval --help | grep -q _rowaddr"
+"$lfa" sample "$tmp/s" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
+check "eval without --field is bad usage" bash -c "'$lfa' eval '$tmp/s' >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "eval without a dataset is bad usage" bash -c "'$lfa' eval --field embedding >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "FA-EXPR-4 item 1: --field twice is bad usage" \
+  bash -c "'$lfa' eval '$tmp/s' --field embedding --field id 2>&1 >/dev/null | grep -q 'exactly one field'"
+check "eval of an unknown version" fails "version 99 does not exist" "$tmp/s" --field embedding --version 99
+check "eval of a missing directory" fails "$tmp/none" "$tmp/none" --field embedding
+
+# ---- the sample, by hand from its history (ref/src/sample.c) ----------------------
+# v3 writes fragment 0 {1,2,5} and fragment 1 {3}; v4 deletes fragment 0 {2,7};
+# v5 appends fragment 2 (4 rows, all supplied).
+check "FA-EXPR-5 sample v5 (latest by default)" ej '
+assert d["version"] == 5 and d["field"] == {"id": 2, "name": "embedding", "path": "embedding"}
+assert d["stable_row_ids"] is False
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10), 2: range(4)},
+       {(0, 1), (0, 5), (1, 3), (2, 0), (2, 1), (2, 2), (2, 3)})
+assert d["totals"] == {"live_rows": 22, "assigned": 7, "unassigned": 15}
+' "$tmp/s" --field embedding
+check "FA-EXPR-5 sample v2: the 0-byte root assigns nothing" ej '
+expect({0: range(10), 1: range(10)}, set())
+' "$tmp/s" --field embedding --version 2
+check "FA-EXPR-5 sample v3: partial bitmaps" ej '
+expect({0: range(10), 1: range(10)}, {(0, 1), (0, 2), (0, 5), (1, 3)})
+' "$tmp/s" --field embedding --version 3
+check "FA-EXPR-5 sample v4: deleted rows are not listed" ej '
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10)}, {(0, 1), (0, 5), (1, 3)})
+' "$tmp/s" --field embedding --version 4
+check "sample v5 as text" bash -c "
+  out=\$('$lfa' eval '$tmp/s' --field embedding) &&
+  head -1 <<<\"\$out\" | grep -q 'version 5, is_assigned(embedding): field 2' &&
+  grep -qx 'fragment 0 offset 1: true' <<<\"\$out\" && grep -qx 'fragment 0 offset 0: false' <<<\"\$out\" &&
+  ! grep -q 'fragment 0 offset 2:' <<<\"\$out\" && ! grep -q 'fragment 0 offset 7:' <<<\"\$out\" &&
+  grep -qx 'fragment 2 offset 3: true' <<<\"\$out\" &&
+  tail -1 <<<\"\$out\" | grep -qx 'totals: 22 live rows, 7 assigned, 15 unassigned' &&
+  [ \$(wc -l <<<\"\$out\") -eq 24 ]"
+check "FA-EXPR-3: a bare name falls back to ASCII case-insensitive" ej '
+assert d["field"]["id"] == 2 and d["field"]["path"] == "embedding" and d["totals"]["assigned"] == 7
+' "$tmp/s" --field EMBEDDING
+check "FA-EXPR-3: a quoted name is a name" ej 'assert d["field"]["id"] == 2' "$tmp/s" --field '"embedding"'
+
+# ---- planning errors [FA-EXPR-4], each before any assignment object is read -------
+check "FA-EXPR-4 item 3: unknown field" fails "is_assigned references unknown field 'nope'" "$tmp/s" --field nope
+check "FA-EXPR-4 item 3: unknown child" fails "unknown field 'embedding.x' ('embedding' has no such child)" \
+  "$tmp/s" --field embedding.x
+check "FA-EXPR-4 item 4: untracked field with its stable id" \
+  fails "is_assigned references untracked field 'id' (stable field id 0)" "$tmp/s" --field id
+check "FA-EXPR-4 item 4: untracked before tracking starts (v1)" \
+  fails "version 1: is_assigned references untracked field 'text' (stable field id 1)" "$tmp/s" --field text --version 1
+check "FA-EXPR-4 item 3: a field added later is unknown at v1" \
+  fails "version 1: is_assigned references unknown field 'embedding'" "$tmp/s" --field embedding --version 1
+for arg in 42 'id + 1' 'f(x)' _rowid _rowaddr _ROWID '' ' id' 'id ' '"id' '""' 'a..b' '.id' 'id.' "id'" 'is_assigned(id)'; do
+  check "FA-EXPR-2: '$arg' is not a field reference" \
+    fails "is_assigned requires a direct field reference (FA-EXPR-2), got '$arg'" "$tmp/s" --field "$arg"
+done
+check "FA-EXPR-2: a literal is named as such" fails "a literal is not a field" "$tmp/s" --field 42
+check "FA-EXPR-2: a system column is named as such" fails "a system column is not a field" "$tmp/s" --field _rowid
+check "planning errors cite FA-EXPR-4" fails "[FA-EXPR-4]" "$tmp/s" --field nope
+check "FA-EXPR-4 on old Lance data: untracked comes first" \
+  fails "untracked field 'x' (stable field id 0)" ../shared/lance-test-data/v0.7.5/with_deletions --field x
+
+# ---- FA-EXPR-7 and FA-EXPR-9: the tracked field's root is gone -------------------
+root=$("$lfa" dump --json --version 5 "$tmp/s" | python3 -c 'import json,sys; print(json.load(sys.stdin)["versions"][0]["tracked"][0]["root"])')
+cp -r "$tmp/s" "$tmp/noroot"
+rm "$tmp/noroot/$root"
+check "FA-EXPR-7: an untracked field still plans (nothing was read)" \
+  fails "is_assigned references untracked field 'id' (stable field id 0)" "$tmp/noroot" --field id
+check "FA-EXPR-7: an unknown field still plans" fails "unknown field 'nope'" "$tmp/noroot" --field nope
+check "FA-EXPR-7: a non-reference still plans" fails "got 'id + 1'" "$tmp/noroot" --field 'id + 1'
+check "FA-EXPR-9: a missing root fails naming its path, never false" fails "$root" "$tmp/noroot" --field embedding
+check "FA-EXPR-9: cited" fails "[FA-EXPR-9]" "$tmp/noroot" --field embedding --json
+check "FA-EXPR-9: earlier versions keep their own root" ej 'expect({0: range(10), 1: range(10)}, set())' \
+  "$tmp/noroot" --field embedding --version 2
+bitmap=$(cd "$tmp/s" && ls _field_assignments/bitmaps/2/0/*.rbm | head -1)
+cp -r "$tmp/s" "$tmp/badbitmap"
+printf 'x' >>"$tmp/badbitmap/$bitmap"
+check "FA-EXPR-9: a bitmap of the wrong size fails naming its path" fails "$bitmap" "$tmp/badbitmap" --field embedding
+
+# ---- the upstream example, by its README table --------------------------------
+# embedding (2): v3 frag 0 {1,2,5}, frag 1 {3}; v4 + frag 2 all (frag 3 omitted);
+# v5 deletes frag 0 {2,7}; v6 unassigns frag 1 offset 3; v7 renames it `vec`;
+# v9 compacts 0 and 1 into 4 (18 rows): frag 2 all, frag 4 {1,4}.
+check "upstream v2" ej 'expect({0: range(10), 1: range(10)}, set())' "$up" --field embedding --version 2
+check "upstream v3" ej 'expect({0: range(10), 1: range(10)}, {(0, 1), (0, 2), (0, 5), (1, 3)})' \
+  "$up" --field embedding --version 3
+check "upstream v4" ej '
+expect({0: range(10), 1: range(10), 2: range(10), 3: range(10)}, {(0, 1), (0, 2), (0, 5), (1, 3)} | {(2, o) for o in range(10)})
+' "$up" --field embedding --version 4
+check "upstream v5: deletions" ej '
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10), 2: range(10), 3: range(10)},
+       {(0, 1), (0, 5), (1, 3)} | {(2, o) for o in range(10)})
+assert d["totals"] == {"live_rows": 38, "assigned": 13, "unassigned": 25}
+' "$up" --field embedding --version 5
+check "upstream v6: invalidation" ej '
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10), 2: range(10), 3: range(10)}, {(0, 1), (0, 5)} | {(2, o) for o in range(10)})
+' "$up" --field embedding --version 6
+check "FA-EXPR-3 upstream v7: vec after the rename" ej '
+assert d["field"] == {"id": 2, "name": "vec", "path": "vec"}
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10), 2: range(10), 3: range(10)}, {(0, 1), (0, 5)} | {(2, o) for o in range(10)})
+' "$up" --field vec --version 7
+check "FA-EXPR-4 upstream v7: embedding is unknown after the rename" \
+  fails "version 7: is_assigned references unknown field 'embedding'" "$up" --field embedding --version 7
+check "FA-EXPR-4 upstream v6: vec is unknown before the rename" \
+  fails "version 6: is_assigned references unknown field 'vec'" "$up" --field vec --version 6
+check "upstream v9: compaction" ej '
+assert d["version"] == 9
+expect({2: range(10), 3: range(10), 4: range(18)}, {(2, o) for o in range(10)} | {(4, 1), (4, 4)})
+' "$up" --field vec --version 9
+check "upstream: the latest is v9" bash -c "
+  diff <('$lfa' eval '$up' --field vec) <('$lfa' eval '$up' --field vec --version 9)"
+
+# ---- manifests edited in place: stable row ids, nested fields ------------------
+# No writer of stable row id datasets exists yet, so the test re-encodes the
+# sample's v5 manifest: the protobuf is edited field by field and put back
+# before the unchanged 16-byte footer (the sections before it do not move).
+cat >"$tmp/edit.py" <<'PY'
+import struct, sys
+def rv(b, i):
+    x = s = 0
+    while True:
+        c = b[i]; i += 1; x |= (c & 0x7F) << s; s += 7
+        if c < 0x80: return x, i
+def wv(x):
+    x &= (1 << 64) - 1; out = bytearray()
+    while True:
+        c = x & 0x7F; x >>= 7
+        if not x: out.append(c); return bytes(out)
+        out.append(c | 0x80)
+def parse(b):
+    i, out = 0, []
+    while i < len(b):
+        key, i = rv(b, i); num, wt = key >> 3, key & 7
+        if wt == 0: v, i = rv(b, i)
+        elif wt == 1: v = b[i:i + 8]; i += 8
+        elif wt == 5: v = b[i:i + 4]; i += 4
+        elif wt == 2: n, i = rv(b, i); v = b[i:i + n]; i += n
+        else: raise ValueError("wire type %d" % wt)
+        out.append([num, wt, v])
+    return out
+def emit(fields):
+    out = bytearray()
+    for num, wt, v in fields:
+        out += wv(num << 3 | wt)
+        out += wv(v) if wt == 0 else (wv(len(v)) + v if wt == 2 else v)
+    return bytes(out)
+def msg(*pairs):  # (number, int | bytes | str)
+    return emit([[n, 0, v] if isinstance(v, int) else [n, 2, v.encode() if isinstance(v, str) else v] for n, v in pairs])
+def put(fields, num, v):  # replaces a varint field, or adds it
+    fields[:] = [f for f in fields if f[0] != num] + [[num, 0, v]]
+def fragment(man, fid, edit):
+    for f in man:
+        if f[0] == 2:
+            fr = parse(f[2])
+            if [x[2] for x in fr if x[0] == 1] == [fid] or (fid == 0 and not any(x[0] == 1 for x in fr)):
+                edit(fr); f[2] = emit(fr); return
+    raise KeyError(fid)
+# RowIdSequence segments (rowids.proto)
+def seq(*segments): return msg(*[(1, s) for s in segments])
+def rng(a, b): return msg((1, msg((1, a), (2, b))))
+def u16_array(base, offs): return msg((5, msg((1, msg((1, base), (2, b"".join(struct.pack("<H", o) for o in offs)))))))
+def sorted_u64(vals): return msg((4, msg((3, msg((2, b"".join(struct.pack("<Q", v) for v in vals)))))))
+path = sys.argv[1]
+data = open(path, "rb").read()
+M = struct.unpack_from("<q", data, len(data) - 16)[0]
+n = struct.unpack_from("<I", data, M)[0]
+man = parse(data[M + 4:M + 4 + n])
+exec(sys.argv[2])
+new = emit(man)
+open(path, "wb").write(data[:M] + struct.pack("<I", len(new)) + new + data[-16:])
+PY
+edit() { python3 "$tmp/edit.py" "$1/_versions/5.manifest" "$2"; }
+
+# Row ids chosen so that an implementation consulting them would be wrong
+# [FA-EXPR-5]: fragment 1's ids are 9..0, so row id 1 (the address of the
+# assigned row (0, 1)) sits at the unassigned row (1, 8).
+stable='
+import os
+root = path.rsplit("/_versions/", 1)[0]
+seq2 = seq(sorted_u64([10, 11, 12, 1 << 40]))
+os.makedirs(root + "/_rowids")
+open(root + "/_rowids/f2.bin", "wb").write(b"abc" + seq2 + b"trailing bytes")
+flags = [f[2] for f in man if f[0] == 9][0]
+put(man, 9, flags | 2); put(man, 14, 1 << 41)
+fragment(man, 0, lambda fr: fr.append([5, 2, seq(rng(100, 110))]))
+fragment(man, 1, lambda fr: fr.append([5, 2, seq(u16_array(0, range(9, -1, -1)))]))
+fragment(man, 2, lambda fr: fr.append([6, 2, msg((1, "_rowids/f2.bin"), (2, 3), (3, len(seq2)))]))
+'
+cp -r "$tmp/s" "$tmp/stable"
+check "edit: stable row ids, inline and external" edit "$tmp/stable" "$stable"
+check "FA-EXPR-5 stable row ids: keyed by address and row id, decided by address" ej '
+assert d["stable_row_ids"] is True and d["version"] == 5
+expect({0: [0, 1, 3, 4, 5, 6, 8, 9], 1: range(10), 2: range(4)},
+       {(0, 1), (0, 5), (1, 3), (2, 0), (2, 1), (2, 2), (2, 3)})
+ids = {(r["fragment"], r["offset"]): r["row_id"] for r in rows}
+assert all(ids[0, o] == 100 + o for o in [0, 1, 3, 4, 5, 6, 8, 9])
+assert all(ids[1, o] == 9 - o for o in range(10))
+assert [ids[2, o] for o in range(4)] == [10, 11, 12, 1 << 40]
+assert R[1, 8] is False and ids[1, 8] == 1
+' "$tmp/stable" --field embedding
+check "stable row ids as text" bash -c "
+  out=\$('$lfa' eval '$tmp/stable' --field embedding) &&
+  grep -qx 'fragment 1 offset 3 row_id 6: true' <<<\"\$out\" &&
+  grep -qx 'fragment 2 offset 3 row_id 1099511627776: true' <<<\"\$out\" &&
+  head -1 <<<\"\$out\" | grep -q 'stable row ids'"
+
+cp -r "$tmp/s" "$tmp/short"
+check "edit: a sequence one id short" edit "$tmp/short" 'put(man, 9, 259)
+fragment(man, 0, lambda fr: fr.append([5, 2, seq(rng(100, 110))]))
+fragment(man, 1, lambda fr: fr.append([5, 2, seq(rng(0, 9))]))
+fragment(man, 2, lambda fr: fr.append([5, 2, seq(rng(20, 24))]))'
+check "FA-LANCE-7: a sequence shorter than physical_rows" \
+  fails "fragment 1: row id sequence holds 9 ids" "$tmp/short" --field embedding
+check "FA-LANCE-7: cited" fails "[FA-LANCE-7]" "$tmp/short" --field embedding
+cp -r "$tmp/s" "$tmp/missing"
+check "edit: fragment 2 without a sequence" edit "$tmp/missing" 'put(man, 9, 259)
+fragment(man, 0, lambda fr: fr.append([5, 2, seq(rng(100, 110))]))
+fragment(man, 1, lambda fr: fr.append([5, 2, seq(rng(0, 10))]))'
+check "FA-LANCE-7: a fragment without a sequence" fails "fragment 2: has no row id sequence" "$tmp/missing" --field embedding
+cp -r "$tmp/s" "$tmp/outside"
+check "edit: an external range past the end of its file" edit "$tmp/outside" 'put(man, 9, 259)
+fragment(man, 0, lambda fr: fr.append([5, 2, seq(rng(100, 110))]))
+fragment(man, 1, lambda fr: fr.append([5, 2, seq(rng(0, 10))]))
+fragment(man, 2, lambda fr: fr.append([6, 2, msg((1, "_versions/1.manifest"), (2, 1 << 20), (3, 8))]))'
+check "FA-LANCE-7: an external byte range outside its file" \
+  fails "fragment 2: range [1048576, +8) passes the end of _versions/1.manifest" "$tmp/outside" --field embedding
+cp -r "$tmp/s" "$tmp/badseq"
+check "edit: an inverted range" edit "$tmp/badseq" 'put(man, 9, 259)
+fragment(man, 0, lambda fr: fr.append([5, 2, seq(rng(110, 100))]))
+fragment(man, 1, lambda fr: fr.append([5, 2, seq(rng(0, 10))]))
+fragment(man, 2, lambda fr: fr.append([5, 2, seq(rng(20, 24))]))'
+check "FA-LANCE-11: an invalid sequence is unusable input" fails "[FA-LANCE-11]" "$tmp/badseq" --field embedding
+cp -r "$tmp/s" "$tmp/unknownrows"
+check "edit: physical_rows 0 (old Lance's unknown)" edit "$tmp/unknownrows" 'fragment(man, 2, lambda fr: put(fr, 4, 0))'
+check "FA-LANCE-12: unknown physical_rows in a tracked snapshot is unusable" \
+  fails "fragment 2: physical_rows is unknown (0) in a manifest with tracked fields [FA-LANCE-12]" \
+  "$tmp/unknownrows" --field embedding
+
+# Nested fields [FA-EXPR-3]: struct meta (3) with children Source (4), Dup (5)
+# and DUP (6); Source is tracked with an empty root.
+cp -r "$tmp/s" "$tmp/nested"
+mkdir -p "$tmp/nested/_field_assignments/roots/4" && : >"$tmp/nested/_field_assignments/roots/4/empty.root"
+check "edit: nested fields" edit "$tmp/nested" '
+man += [[1, 2, msg((2, "meta"), (3, 3), (4, -1), (5, "struct"), (6, 1))],
+        [1, 2, msg((1, 2), (2, "Source"), (3, 4), (4, 3), (5, "int32"), (6, 1))],
+        [1, 2, msg((1, 2), (2, "Dup"), (3, 5), (4, 3), (5, "int32"), (6, 1))],
+        [1, 2, msg((1, 2), (2, "DUP"), (3, 6), (4, 3), (5, "int32"), (6, 1))],
+        [22, 2, msg((1, 4), (2, msg((1, "_field_assignments/roots/4/empty.root"))))]]'
+check "FA-EXPR-3: a nested path, case-insensitive per segment" ej '
+assert d["field"] == {"id": 4, "name": "Source", "path": "meta.Source"} and d["totals"]["assigned"] == 0
+assert d["totals"]["live_rows"] == 22
+' "$tmp/nested" --field META.source
+check "FA-EXPR-3: quoted segments" ej 'assert d["field"]["id"] == 4' "$tmp/nested" --field '"meta"."Source"'
+check "FA-EXPR-3: an exact match wins over a case-insensitive one" \
+  fails "untracked field 'meta.DUP' (stable field id 6)" "$tmp/nested" --field meta.DUP
+check "FA-EXPR-3: two case-insensitive matches are ambiguous" \
+  fails "is_assigned references ambiguous field 'meta.dup'" "$tmp/nested" --field meta.dup
+check "FA-EXPR-4 item 4: a struct is untracked when only its child is" \
+  fails "untracked field 'meta' (stable field id 3)" "$tmp/nested" --field meta
+check "FA-EXPR-4 item 3: no such child" fails "unknown field 'meta.nope' ('meta' has no such child)" \
+  "$tmp/nested" --field meta.nope
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
