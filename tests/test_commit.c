@@ -54,6 +54,7 @@ static void change_of(lfa_change *c, const lfa_snapshot *snap, const lfa_table *
   for (size_t i = 0; i < m->n_fragments; i++) {
     if (m->fragments[i]->deletion_file == NULL) continue;
     lfa_deletion_set *d = &c->deletions[c->n_deletions++];
+    d->fragment_id = m->fragments[i]->id;
     d->file_id = m->fragments[i]->deletion_file->id;
     d->offsets = roaring_bitmap_copy(snap->deleted[i]);
   }

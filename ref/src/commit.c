@@ -48,8 +48,11 @@ static lfa_status copy_u64(uint64_t **out, const uint64_t *src, uint64_t n, lfa_
 
 static lfa_status take_deletions(lfa_fragment *out, const DataFragment *pb, const lfa_change *c, lfa_error *err) {
   if (pb->deletion_file == NULL) return LFA_OK;
+  out->deletion_file = (lfa_deletion_file){pb->deletion_file->read_version, pb->deletion_file->id,
+                                           pb->deletion_file->file_type ==
+                                               LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP};
   for (size_t i = 0; i < c->n_deletions; i++)
-    if (c->deletions[i].file_id == pb->deletion_file->id) {
+    if (c->deletions[i].fragment_id == pb->id && c->deletions[i].file_id == pb->deletion_file->id) {
       out->deleted = roaring_bitmap_copy(c->deletions[i].offsets);
       return out->deleted ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
     }

@@ -125,6 +125,10 @@ static bool field_from_pb(lfa_field *out, const Lance__File__Field *f) {
 static bool fragment_from_pb(lfa_fragment *out, const lfa_snapshot *snap, size_t i) {
   const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
   out->id = f->id, out->physical_rows = f->physical_rows;
+  if (f->deletion_file != NULL)
+    out->deletion_file = (lfa_deletion_file){f->deletion_file->read_version, f->deletion_file->id,
+                                             f->deletion_file->file_type ==
+                                                 LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP};
   bool ok = (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL) &&
             dup_bitmap(&out->deleted, snap->deleted[i]) &&
             (snap->row_ids[i].ids == NULL ||

@@ -20,8 +20,9 @@
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
 
-/* The set a deletion file holds, by the file's DeletionFile.id. */
+/* The set a deletion file holds, by fragment id and DeletionFile.id. */
 typedef struct lfa_deletion_set {
+  uint64_t fragment_id;
   uint64_t file_id;
   roaring_bitmap_t *offsets; /* owned by the change */
 } lfa_deletion_set;

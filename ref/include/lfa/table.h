@@ -36,12 +36,20 @@ typedef struct lfa_data_file {
   int32_t *fields; /* field ids stored; -2 marks a replaced column */
 } lfa_data_file;
 
+/* Which deletion file holds a fragment's set: `_deletions/{fragment}-{read_version}-{id}.{arrow|bin}`. */
+typedef struct lfa_deletion_file {
+  uint64_t read_version;
+  uint64_t id;
+  bool bitmap; /* `.bin` (Roaring) rather than `.arrow` */
+} lfa_deletion_file;
+
 typedef struct lfa_fragment {
   uint64_t id;
   uint64_t physical_rows;
   size_t n_files;
   lfa_data_file *files;
   roaring_bitmap_t *deleted; /* deleted offsets; NULL when none */
+  lfa_deletion_file deletion_file; /* the file holding `deleted`, when there is one */
   uint64_t *row_ids;         /* physical_rows ids with stable row ids, else NULL */
   uint64_t *keys;            /* physical_rows logical keys, or NULL: the writer's own
                                 name for each row (scenarios address rows by it);
