@@ -55,6 +55,7 @@ const char *lfa_status_name(lfa_status status) {
     case LFA_ERR_NOMEM: return "nomem";
     case LFA_ERR_IO: return "io";
     case LFA_ERR_USAGE: return "usage";
+    case LFA_ERR_CONFLICT: return "conflict";
   }
   return "unknown";
 }

@@ -26,7 +26,8 @@ typedef enum lfa_status {
   LFA_ERR_LIMIT,       /* a count or size read from input exceeds a named limit */
   LFA_ERR_NOMEM,       /* an allocation within the limits failed */
   LFA_ERR_IO,          /* the file system refused (never raised by pure decoders) */
-  LFA_ERR_USAGE        /* the caller asked for something meaningless */
+  LFA_ERR_USAGE,       /* the caller asked for something meaningless */
+  LFA_ERR_CONFLICT     /* a concurrent commit got there first: retry (FA-CONC) */
 } lfa_status;
 
 typedef struct lfa_error {

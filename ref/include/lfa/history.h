@@ -1,0 +1,40 @@
+/* history.h: a dataset's versions in memory, optionally written to disk as
+ * they are committed. This is the reference writer end to end: a request
+ * is built against a read version R (lfa_mutate), moved onto the head P
+ * when R is older (lfa_rebase, spec 06-concurrency.md), committed
+ * (lfa_commit) and written (lfa_writer).
+ */
+#ifndef LFA_HISTORY_H
+#define LFA_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/error.h"
+#include "lfa/mutate.h"
+#include "lfa/table.h"
+#include "lfa/writer.h"
+
+typedef struct lfa_history {
+  size_t count;
+  lfa_table *versions; /* versions[i] is version i + 1 */
+  lfa_change *changes; /* changes[i] made version i + 1 (kept for rebases) */
+  lfa_writer *writer;  /* NULL: memory only */
+} lfa_history;
+
+/* An empty history; with `dir`, every commit is also written there (a new
+ * directory), object names drawn from `seed`. */
+lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err);
+
+/* Builds `req` against version `read_version` (0: the head) and commits it
+ * as the next version. LFA_ERR_CONFLICT: a concurrent commit makes it
+ * retryable (nothing was committed); LFA_ERR_USAGE: refused. */
+lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t read_version, lfa_error *err);
+
+/* The head, or NULL before the first commit. */
+const lfa_table *lfa_history_head(const lfa_history *h);
+const lfa_table *lfa_history_version(const lfa_history *h, uint64_t version);
+
+void lfa_history_close(lfa_history *h);
+
+#endif

@@ -1,0 +1,75 @@
+/* history.c: build, rebase, commit, write (lfa/history.h). */
+#include "lfa/history.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/rebase.h"
+
+lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err) {
+  memset(h, 0, sizeof *h);
+  return dir ? lfa_writer_open(&h->writer, dir, seed, err) : LFA_OK;
+}
+
+const lfa_table *lfa_history_head(const lfa_history *h) { return h->count ? &h->versions[h->count - 1] : NULL; }
+
+const lfa_table *lfa_history_version(const lfa_history *h, uint64_t v) {
+  return v >= 1 && v <= h->count ? &h->versions[v - 1] : NULL;
+}
+
+/* The table a Restore or Clone takes its snapshot from. */
+static lfa_status source_of(const lfa_table **out, const lfa_history *h, const lfa_request *req, uint64_t r,
+                            lfa_error *err) {
+  *out = NULL;
+  if (req->op == LFA_OP_CLONE) *out = lfa_history_version(h, r);
+  if (req->op != LFA_OP_RESTORE) return LFA_OK;
+  if ((*out = lfa_history_version(h, req->version)) == NULL)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", req->version);
+  return LFA_OK;
+}
+
+static lfa_status grow(lfa_history *h, lfa_error *err) {
+  lfa_table *v = realloc(h->versions, (h->count + 1) * sizeof *v);
+  if (v != NULL) h->versions = v;
+  lfa_change *c = realloc(h->changes, (h->count + 1) * sizeof *c);
+  if (c != NULL) h->changes = c;
+  return v && c ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+}
+
+lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t read_version, lfa_error *err) {
+  uint64_t head = h->count, r = read_version ? read_version : head;
+  if (r > head) return lfa_fail(err, LFA_ERR_USAGE, NULL, "read version %" PRIu64 " is past the head %" PRIu64, r, head);
+  lfa_change change;
+  lfa_table n;
+  const lfa_table *source = NULL;
+  lfa_status st = lfa_mutate(&change, lfa_history_version(h, r), req, err);
+  if (st != LFA_OK) return st;
+  if (r != head) st = lfa_rebase(&change, req, h->versions, h->changes, r, head, err);
+  if (st == LFA_OK) st = source_of(&source, h, req, r, err);
+  if (st == LFA_OK) st = grow(h, err);
+  if (st == LFA_OK) st = lfa_commit(&n, lfa_history_head(h), &change, source, err);
+  if (st == LFA_OK && h->writer != NULL) {
+    st = lfa_writer_commit(h->writer, &n, change.txn, err);
+    if (st != LFA_OK) lfa_table_free(&n);
+  }
+  if (st != LFA_OK) {
+    lfa_change_free(&change);
+    lfa_error_prefix(err, "version %" PRIu64, head + 1);
+    return st;
+  }
+  h->versions[h->count] = n;
+  h->changes[h->count++] = change;
+  return LFA_OK;
+}
+
+void lfa_history_close(lfa_history *h) {
+  for (size_t i = 0; i < h->count; i++) {
+    lfa_table_free(&h->versions[i]);
+    lfa_change_free(&h->changes[i]);
+  }
+  free(h->versions);
+  free(h->changes);
+  if (h->writer != NULL) lfa_writer_close(h->writer);
+  memset(h, 0, sizeof *h);
+}
