@@ -88,7 +88,7 @@ lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_erro
     lfa_fs_names_free(out);
     return rc;
   }
-  qsort(out->names, out->count, sizeof *out->names, by_name);
+  if (out->count > 1) qsort(out->names, out->count, sizeof *out->names, by_name); /* qsort(NULL, 0) is UB */
   return LFA_OK;
 }
 

@@ -1,0 +1,801 @@
+/* writer.c: lays snapshots out as a Lance dataset directory (lfa/writer.h).
+ *
+ * One commit, in the order the work happens:
+ *   1. Check the table. What a reader would refuse, the writer refuses first,
+ *      as LFA_ERR_USAGE with the requirement id: a bad table is the caller's
+ *      bug, and nothing is written for it. FA-LANCE-4..9, FA-LANCE-12..15,
+ *      FA-LANCE-19, FA-STORE-1..3, FA-BITMAP-3, FA-BITMAP-4.
+ *   2. Deletion files: cumulative sets (FA-LANCE-3) at their upstream paths
+ *      (FA-LANCE-16). A fragment whose table names its file gets that name
+ *      (mutations name files, as Lance transactions do); an unnamed one gets
+ *      a fresh name, but only when its set differs from the previous
+ *      commit's. A file is written once, and a name never changes content.
+ *   3. Per tracked field, partial bitmaps in the no-run form (FA-BITMAP-1),
+ *      then the root (FA-ROOT-1..8; the empty root is a real 0-byte object,
+ *      FA-ROOT-9). An object whose bytes this writer already stored for the
+ *      same field (and fragment) is referenced again (FA-STORE-10,
+ *      FA-STORE-11); any other gets a fresh path (FA-STORE-7, FA-STORE-8).
+ *      Every descriptor carries the object's exact size (FA-STORE-5).
+ *   4. The `.txn` file, then the manifest with the same transaction inline
+ *      (FA-LANCE-1, FA-LANCE-10, FA-LANCE-17), descriptors in field id order
+ *      (FA-STORE-2), feature flags recomputed from scratch (FA-FLAG-1,
+ *      FA-FLAG-2, FA-FLAG-3). The manifest is the commit point and is written
+ *      last, so a failed commit leaves only unreferenced objects behind.
+ *
+ * Determinism: every uuid and deletion file id comes from one generator
+ * seeded by the caller, and nothing else varies (no timestamp is written),
+ * so one seed and one history give the same bytes at the same paths.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup, mkdir */
+#include "lfa/writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lfa/bitmap.h"
+#include "lfa/deletion.h"
+#include "lfa/fs.h"
+#include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "lfa/root.h"
+#include "lfa/rowids.h"
+#include "lfa/transaction.h"
+#include "lfa/versions.h"
+
+/* Lance feature bits (lance-internals §10), set in both words. */
+enum { FLAG_DELETION_FILES = 1, FLAG_STABLE_ROW_IDS = 2 };
+
+/* Lance keeps a deletion set as a hash set (written `.arrow`) while it has at
+ * most this many entries, and as a Roaring bitmap (`.bin`) beyond. */
+enum { DELETION_ARROW_MAX = 5000 };
+
+enum { REL_PATH_CAP = 160 }; /* longest relative path this file formats, with room */
+
+typedef enum object_kind { OBJECT_ROOT, OBJECT_BITMAP } object_kind;
+
+/* An assignment object this writer stored. Its bytes are kept so that "same
+ * content" is decided on the bytes, not on a hash alone. */
+typedef struct stored_object {
+  object_kind kind;
+  int32_t field_id;
+  uint64_t fragment_id; /* bitmaps only; 0 for roots */
+  uint64_t hash;        /* FNV-1a of the bytes: a cheap first filter */
+  lfa_buf bytes;
+  char *path; /* relative to the dataset root; descriptors point at it */
+} stored_object;
+
+/* A deletion file this writer wrote, and the set it holds. */
+typedef struct stored_deletion {
+  uint64_t fragment_id;
+  Lance__Table__DeletionFile file;
+  roaring_bitmap_t *set;
+} stored_deletion;
+
+/* What the previous commit recorded for one fragment id: its deletion file
+ * (can it be kept?) and its physical rows (is it the same fragment?). */
+typedef struct prior_fragment {
+  uint64_t id;
+  uint64_t physical_rows;
+  size_t deletion; /* index into lfa_writer.deletions; SIZE_MAX: none */
+} prior_fragment;
+
+struct lfa_writer {
+  char *dir;
+  uint64_t random;  /* xorshift64* state, never 0 */
+  uint64_t version; /* last committed version; 0 before the first */
+  size_t n_objects, cap_objects;
+  stored_object *objects; /* every object written, in write order */
+  size_t n_deletions, cap_deletions;
+  stored_deletion *deletions; /* every deletion file written */
+  size_t n_prior;
+  prior_fragment *prior; /* the previous commit's fragments, ascending by id */
+};
+
+/* ---- the generator: uuids and deletion file ids --------------------------- */
+
+static uint64_t next_random(lfa_writer *w) {
+  uint64_t x = w->random;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  w->random = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A lowercase hyphenated uuid with the version-4 and RFC 4122 variant bits
+ * (FA-STORE-7 asks for v4 uuids; these are v4 in shape, seeded, not random). */
+static void next_uuid(lfa_writer *w, char out[37]) {
+  uint64_t hi = next_random(w), lo = next_random(w);
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;
+  lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
+  snprintf(out, 37, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, hi >> 32,
+           (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48, lo & (uint64_t)0xFFFFFFFFFFFF);
+}
+
+/* ---- opening and closing ---------------------------------------------------- */
+
+lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err) {
+  *out = NULL;
+  /* mkdir claims the directory: two writers never share one dataset */
+  if (mkdir(dir, 0777) != 0) {
+    int e = errno;
+    if (e == EEXIST) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s already exists; a writer starts a new dataset", dir);
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", dir, strerror(e));
+  }
+  lfa_writer *w = calloc(1, sizeof *w);
+  if (w == NULL || (w->dir = strdup(dir)) == NULL) {
+    free(w);
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate a writer");
+  }
+  /* splitmix64 of the seed: nearby seeds give unrelated streams, and the
+   * xorshift state must not be 0 */
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  w->random = z != 0 ? z : 0x9E3779B97F4A7C15ULL;
+  *out = w;
+  return LFA_OK;
+}
+
+void lfa_writer_close(lfa_writer *w) {
+  if (w == NULL) return;
+  for (size_t i = 0; i < w->n_objects; i++) {
+    lfa_buf_free(&w->objects[i].bytes);
+    free(w->objects[i].path);
+  }
+  free(w->objects);
+  for (size_t i = 0; i < w->n_deletions; i++) lfa_bitmap_free(w->deletions[i].set);
+  free(w->deletions);
+  free(w->prior);
+  free(w->dir);
+  free(w);
+}
+
+/* ---- 1. checking the table ----------------------------------------------------- */
+
+/* [FA-LANCE-9] ids unique and 0 or more; a parent before its children. */
+static lfa_status check_schema(const lfa_table *t, lfa_error *err) {
+  for (size_t i = 0; i < t->n_fields; i++) {
+    const lfa_field *f = &t->fields[i];
+    if (f->id < 0) return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-9", "schema field %zu has id %d", i, f->id);
+    bool parent_seen = f->parent_id == -1;
+    for (size_t j = 0; j < i; j++) {
+      if (t->fields[j].id == f->id)
+        return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-9", "field id %d appears twice in the schema", f->id);
+      parent_seen = parent_seen || t->fields[j].id == f->parent_id;
+    }
+    if (!parent_seen)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-9", "field %d does not follow its parent %d", f->id,
+                      f->parent_id);
+  }
+  return LFA_OK;
+}
+
+/* [FA-LANCE-15] ids or the tombstone, once per file; [FA-LANCE-6] once per
+ * fragment. */
+static lfa_status check_files(const lfa_fragment *f, lfa_error *err) {
+  for (size_t k = 0; k < f->n_files; k++) {
+    const lfa_data_file *d = &f->files[k];
+    for (size_t j = 0; j < d->n_fields; j++) {
+      int32_t id = d->fields[j];
+      if (id == -2) continue;
+      if (id < 0) return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-15", "data file %zu lists field %d", k, id);
+      for (size_t jj = 0; jj < j; jj++)
+        if (d->fields[jj] == id)
+          return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-15", "data file %zu lists field %d twice", k, id);
+      for (size_t kk = 0; kk < k; kk++)
+        for (size_t jj = 0; jj < f->files[kk].n_fields; jj++)
+          if (f->files[kk].fields[jj] == id)
+            return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-6", "field %d is stored by data files %zu and %zu", id,
+                            kk, k);
+    }
+  }
+  return LFA_OK;
+}
+
+static lfa_status check_fragment(const lfa_table *t, size_t i, lfa_error *err) {
+  const lfa_fragment *f = &t->fragments[i];
+  if (i > 0 && f->id <= t->fragments[i - 1].id)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-5", "does not follow fragment %" PRIu64, t->fragments[i - 1].id);
+  /* max_fragment_id is a u32, so this also keeps ids below 2^32 [FA-LANCE-13] */
+  if (f->id > t->max_fragment_id)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-8", "is above max_fragment_id %" PRIu32, t->max_fragment_id);
+  /* 0 means "unknown" to Lance readers, and bounds no bitmap */
+  if (f->physical_rows == 0)
+    return lfa_fail(err, LFA_ERR_USAGE, t->n_tracked ? "FA-LANCE-12" : NULL, "has physical_rows 0");
+  /* offsets are u32 everywhere: row addresses, deletion files, bitmaps */
+  if (f->physical_rows > (uint64_t)UINT32_MAX + 1)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "has %" PRIu64 " physical rows; offsets are 32-bit", f->physical_rows);
+  if (f->deleted != NULL && !roaring_bitmap_is_empty(f->deleted) && roaring_bitmap_maximum(f->deleted) >= f->physical_rows)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-4", "deletes offset %" PRIu32 ", physical_rows is %" PRIu64,
+                    roaring_bitmap_maximum(f->deleted), f->physical_rows);
+  if (t->stable_row_ids && f->row_ids == NULL)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-7", "has no row ids, but stable row ids are on");
+  if (!t->stable_row_ids && f->row_ids != NULL)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "has row ids, but stable row ids are off");
+  return check_files(f, err);
+}
+
+static int compare_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* [FA-LANCE-14] no two live rows share an id; and every id is below
+ * next_row_id, or a later insert would hand it out again. */
+static lfa_status check_row_ids(const lfa_table *t, lfa_error *err) {
+  size_t total = 0, n = 0;
+  for (size_t i = 0; i < t->n_fragments; i++) total += (size_t)t->fragments[i].physical_rows;
+  uint64_t *ids = malloc((total ? total : 1) * sizeof *ids);
+  if (ids == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot check %zu row ids", total);
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const lfa_fragment *f = &t->fragments[i];
+    for (uint64_t off = 0; off < f->physical_rows; off++)
+      if (lfa_fragment_is_live(f, (uint32_t)off)) ids[n++] = f->row_ids[off];
+  }
+  qsort(ids, n, sizeof *ids, compare_u64);
+  lfa_status st = LFA_OK;
+  for (size_t k = 1; st == LFA_OK && k < n; k++)
+    if (ids[k] == ids[k - 1])
+      st = lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-14", "row id %" PRIu64 " belongs to two live rows", ids[k]);
+  if (st == LFA_OK && n > 0 && ids[n - 1] >= t->next_row_id)
+    st = lfa_fail(err, LFA_ERR_USAGE, NULL, "row id %" PRIu64 " is not below next_row_id %" PRIu64, ids[n - 1],
+                  t->next_row_id);
+  free(ids);
+  return st;
+}
+
+/* [FA-BITMAP-3] [FA-BITMAP-4] a PARTIAL holds some, not all, of the rows. */
+static lfa_status check_cell(const lfa_cell *c, const lfa_fragment *f, lfa_error *err) {
+  if (c->kind == LFA_CELL_NONE || c->kind == LFA_CELL_ALL) return LFA_OK;
+  if (c->kind != LFA_CELL_PARTIAL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "cell kind %d is unknown", (int)c->kind);
+  if (c->rows == NULL || roaring_bitmap_is_empty(c->rows))
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-BITMAP-3", "PARTIAL cell is empty (canonical: NONE)");
+  if (roaring_bitmap_maximum(c->rows) >= f->physical_rows)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-BITMAP-4", "PARTIAL cell holds offset %" PRIu32 ", physical_rows is %" PRIu64,
+                    roaring_bitmap_maximum(c->rows), f->physical_rows);
+  if (roaring_bitmap_get_cardinality(c->rows) == f->physical_rows)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-BITMAP-3", "PARTIAL cell holds every row (canonical: ALL)");
+  return LFA_OK;
+}
+
+/* [FA-STORE-1] [FA-STORE-2] strictly ascending field ids, [FA-STORE-3] each
+ * in the schema, and canonical cells. */
+static lfa_status check_tracked(const lfa_table *t, lfa_error *err) {
+  for (size_t s = 0; s < t->n_tracked; s++) {
+    const lfa_field_state *fs = &t->tracked[s];
+    if (s > 0 && fs->field_id == t->tracked[s - 1].field_id)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-STORE-1", "field %d is tracked twice", fs->field_id);
+    if (s > 0 && fs->field_id < t->tracked[s - 1].field_id)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-STORE-2", "tracked field %d follows field %d", fs->field_id,
+                      t->tracked[s - 1].field_id);
+    if (lfa_table_field(t, fs->field_id) == NULL)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-STORE-3", "tracked field %d is not in the schema", fs->field_id);
+    if (fs->cells == NULL && t->n_fragments > 0)
+      return lfa_fail(err, LFA_ERR_USAGE, NULL, "tracked field %d has no cells", fs->field_id);
+    for (size_t i = 0; i < t->n_fragments; i++) {
+      lfa_status st = check_cell(&fs->cells[i], &t->fragments[i], err);
+      if (st != LFA_OK) {
+        lfa_error_prefix(err, "field %d: fragment %" PRIu64, fs->field_id, t->fragments[i].id);
+        return st;
+      }
+    }
+  }
+  return LFA_OK;
+}
+
+/* The previous commit's record of a fragment id, or NULL. */
+static const prior_fragment *find_prior(const lfa_writer *w, uint64_t id) {
+  size_t lo = 0, hi = w->n_prior;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (w->prior[mid].id == id) return &w->prior[mid];
+    if (w->prior[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+/* [FA-LANCE-19] outside Overwrite, Restore and Clone, a kept fragment id is
+ * the same fragment. (Only physical_rows is compared: row id sequences of the
+ * previous commit are not kept.) */
+static lfa_status check_kept_fragments(const lfa_writer *w, const lfa_table *t, const Lance__Table__Transaction *txn,
+                                       lfa_error *err) {
+  Lance__Table__Transaction__OperationCase op = txn->operation_case;
+  if (op == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || op == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE ||
+      op == LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
+    return LFA_OK;
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const prior_fragment *p = find_prior(w, t->fragments[i].id);
+    if (p != NULL && p->physical_rows != t->fragments[i].physical_rows)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-19",
+                      "fragment %" PRIu64 " had %" PRIu64 " physical rows in version %" PRIu64 ", now %" PRIu64,
+                      p->id, p->physical_rows, w->version, t->fragments[i].physical_rows);
+  }
+  return LFA_OK;
+}
+
+static lfa_status check_commit(const lfa_writer *w, const lfa_table *t, const Lance__Table__Transaction *txn,
+                               lfa_error *err) {
+  if (txn == NULL) return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "no transaction given");
+  if (t->version != w->version + 1)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "does not follow version %" PRIu64 ", the last one committed",
+                    w->version);
+  if (!t->stable_row_ids && t->next_row_id != 0)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "next_row_id %" PRIu64 " is set, but stable row ids are off",
+                    t->next_row_id);
+  lfa_status st = check_schema(t, err);
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++) {
+    st = check_fragment(t, i, err);
+    if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, t->fragments[i].id);
+  }
+  if (st == LFA_OK && t->stable_row_ids) st = check_row_ids(t, err);
+  if (st == LFA_OK) st = check_tracked(t, err);
+  if (st == LFA_OK) st = check_kept_fragments(w, t, txn, err);
+  return st;
+}
+
+/* ---- writing objects ------------------------------------------------------------- */
+
+static lfa_status write_file(const lfa_writer *w, const char *rel, const uint8_t *data, size_t len, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = lfa_fs_join(path, sizeof path, w->dir, rel, err);
+  /* [FA-STORE-8] create-only: an existing path is an error, never replaced */
+  return st == LFA_OK ? lfa_fs_write_new(path, data, len, err) : st;
+}
+
+static uint64_t fnv1a(const uint8_t *data, size_t len) {
+  uint64_t h = 0xCBF29CE484222325ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ data[i]) * 0x100000001B3ULL;
+  return h;
+}
+
+static const stored_object *find_object(const lfa_writer *w, object_kind kind, int32_t field_id,
+                                         uint64_t fragment_id, const lfa_buf *bytes, uint64_t hash) {
+  for (size_t i = 0; i < w->n_objects; i++) {
+    const stored_object *o = &w->objects[i];
+    if (o->kind == kind && o->field_id == field_id && o->fragment_id == fragment_id && o->hash == hash &&
+        o->bytes.len == bytes->len && (bytes->len == 0 || memcmp(o->bytes.data, bytes->data, bytes->len) == 0))
+      return o;
+  }
+  return NULL;
+}
+
+/* Records an object just written; takes over `bytes`. */
+static lfa_status remember_object(const stored_object **out, lfa_writer *w, stored_object o, lfa_buf *bytes,
+                                  const char *rel, lfa_error *err) {
+  if (w->n_objects == w->cap_objects) {
+    size_t cap = w->cap_objects ? 2 * w->cap_objects : 16;
+    stored_object *grown = realloc(w->objects, cap * sizeof *grown);
+    if (grown == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember %s", rel);
+    w->objects = grown, w->cap_objects = cap;
+  }
+  if ((o.path = strdup(rel)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember %s", rel);
+  o.bytes = *bytes;
+  memset(bytes, 0, sizeof *bytes);
+  w->objects[w->n_objects] = o;
+  *out = &w->objects[w->n_objects++];
+  return LFA_OK;
+}
+
+/* The object holding `bytes` for (kind, field, fragment): one this writer
+ * stored before with the same bytes [FA-STORE-10] [FA-STORE-11], else a new
+ * object at a fresh upstream path [FA-STORE-7]. Takes over `bytes`. */
+static lfa_status store_object(const stored_object **out, lfa_writer *w, object_kind kind, int32_t field_id,
+                               uint64_t fragment_id, lfa_buf *bytes, lfa_error *err) {
+  stored_object o = {kind, field_id, fragment_id, fnv1a(bytes->data, bytes->len), {0}, NULL};
+  *out = find_object(w, kind, field_id, fragment_id, bytes, o.hash);
+  if (*out != NULL) return LFA_OK;
+  char uuid[37], rel[REL_PATH_CAP];
+  next_uuid(w, uuid);
+  if (kind == OBJECT_ROOT)
+    snprintf(rel, sizeof rel, "_field_assignments/roots/%" PRId32 "/%s.root", field_id, uuid);
+  else
+    snprintf(rel, sizeof rel, "_field_assignments/bitmaps/%" PRId32 "/%" PRIu64 "/%s.rbm", field_id, fragment_id,
+             uuid);
+  lfa_status st = write_file(w, rel, bytes->data, bytes->len, err);
+  return st == LFA_OK ? remember_object(out, w, o, bytes, rel, err) : st;
+}
+
+/* ---- 2. deletion files ------------------------------------------------------------- */
+
+static bool is_bin(const Lance__Table__DeletionFile *d) {
+  return d->file_type == LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP;
+}
+
+/* The deletion file this writer already wrote that fragment `f` can name
+ * again, or SIZE_MAX. Named by the table: the file of that name, which must
+ * hold the same set (a file is never rewritten). Unnamed: the previous
+ * commit's file for this fragment id, when the set is unchanged. */
+static lfa_status find_deletion(size_t *at, const lfa_writer *w, const lfa_fragment *f, lfa_error *err) {
+  *at = SIZE_MAX;
+  if (f->deletion_file.id == 0) {
+    const prior_fragment *p = find_prior(w, f->id);
+    if (p != NULL && p->deletion != SIZE_MAX && roaring_bitmap_equals(w->deletions[p->deletion].set, f->deleted))
+      *at = p->deletion;
+    return LFA_OK;
+  }
+  for (size_t i = 0; i < w->n_deletions; i++) {
+    const stored_deletion *d = &w->deletions[i];
+    if (d->fragment_id != f->id || d->file.read_version != f->deletion_file.read_version ||
+        d->file.id != f->deletion_file.id || is_bin(&d->file) != f->deletion_file.bitmap)
+      continue;
+    if (!roaring_bitmap_equals(d->set, f->deleted))
+      return lfa_fail(err, LFA_ERR_USAGE, NULL, "deletion file %" PRIu64 "-%" PRIu64 " already holds another set",
+                      d->file.read_version, d->file.id);
+    *at = i;
+    return LFA_OK;
+  }
+  return LFA_OK;
+}
+
+/* Records a deletion file just written, with a copy of its set. */
+static lfa_status remember_deletion(size_t *at, lfa_writer *w, uint64_t fragment_id,
+                                    const Lance__Table__DeletionFile *file, const roaring_bitmap_t *set,
+                                    lfa_error *err) {
+  if (w->n_deletions == w->cap_deletions) {
+    size_t cap = w->cap_deletions ? 2 * w->cap_deletions : 16;
+    stored_deletion *grown = realloc(w->deletions, cap * sizeof *grown);
+    if (grown == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember a deletion file");
+    w->deletions = grown, w->cap_deletions = cap;
+  }
+  stored_deletion *d = &w->deletions[w->n_deletions];
+  d->fragment_id = fragment_id, d->file = *file;
+  if ((d->set = roaring_bitmap_copy(set)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot copy a deletion set");
+  *at = w->n_deletions++;
+  return LFA_OK;
+}
+
+/* [FA-LANCE-3] [FA-LANCE-16] A new file holding the whole (cumulative) set
+ * of fragment `f`. Its name is the table's, or else read_version
+ * `version - 1`, a fresh id, and `.bin` past DELETION_ARROW_MAX deletions or
+ * when the fragment's file was `.bin` already (Lance never turns a bitmap
+ * back into a set). */
+static lfa_status new_deletion(size_t *at, lfa_writer *w, const lfa_fragment *f, uint64_t version, lfa_error *err) {
+  Lance__Table__DeletionFile d = LANCE__TABLE__DELETION_FILE__INIT;
+  uint64_t n = roaring_bitmap_get_cardinality(f->deleted);
+  bool bitmap = f->deletion_file.bitmap;
+  d.read_version = f->deletion_file.read_version, d.id = f->deletion_file.id;
+  if (d.id == 0) {
+    const prior_fragment *p = find_prior(w, f->id);
+    bitmap = n > DELETION_ARROW_MAX || (p != NULL && p->deletion != SIZE_MAX && is_bin(&w->deletions[p->deletion].file));
+    d.read_version = version - 1;
+    d.id = next_random(w); /* never 0: the generator's state never is */
+  }
+  d.file_type = bitmap ? LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP
+                       : LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__ARROW_ARRAY;
+  d.num_deleted_rows = n;
+  char rel[REL_PATH_CAP];
+  snprintf(rel, sizeof rel, "_deletions/%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", f->id, d.read_version, d.id,
+           bitmap ? "bin" : "arrow");
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_deletion_encode(&bytes, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, f->deleted, err);
+  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK) st = remember_deletion(at, w, f->id, &d, f->deleted, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  return st;
+}
+
+/* The deletion file of fragment `f`, as an index into w->deletions
+ * (SIZE_MAX for an empty set: Lance never writes an empty deletion file). */
+static lfa_status deletion_file(size_t *at, lfa_writer *w, const lfa_fragment *f, uint64_t version, lfa_error *err) {
+  *at = SIZE_MAX;
+  if (f->deleted == NULL || roaring_bitmap_is_empty(f->deleted)) return LFA_OK;
+  lfa_status st = find_deletion(at, w, f, err);
+  if (st == LFA_OK && *at == SIZE_MAX) st = new_deletion(at, w, f, version, err);
+  return st;
+}
+
+/* ---- 3. assignment objects ----------------------------------------------------------- */
+
+/* [FA-BITMAP-1] the partial of one fragment: its no-run bitmap, stored or
+ * reused. A partial always has bytes, so its size is always present. */
+static lfa_status partial_file(Lance__Table__FieldAssignmentFile *out, lfa_writer *w, int32_t field_id,
+                               const lfa_fragment *f, const lfa_cell *c, lfa_error *err) {
+  const stored_object *obj = NULL;
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_bitmap_encode(&bytes, c->rows, err);
+  if (st == LFA_OK) st = store_object(&obj, w, OBJECT_BITMAP, field_id, f->id, &bytes, err);
+  lfa_buf_free(&bytes);
+  if (st != LFA_OK) return st;
+  lance__table__field_assignment_file__init(out);
+  out->path = obj->path;
+  out->has_size_bytes = true;
+  out->size_bytes = obj->bytes.len;
+  return LFA_OK;
+}
+
+/* The scratch of one root: entries and partial descriptors, freed once the
+ * root is encoded (the paths they name belong to the writer). */
+typedef struct root_draft {
+  lfa_root root;
+  lfa_root_entry *entries;
+  lfa_root_entry **entry_list;
+  Lance__Table__FieldAssignmentFile *partials;
+} root_draft;
+
+/* [FA-ROOT-2] entries ascending with the fragments; [FA-ROOT-3] their
+ * physical_rows; [FA-ROOT-4] ALL is all_assigned = true; NONE has no entry. */
+static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t, const lfa_field_state *s,
+                               lfa_error *err) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->n_fragments; i++) n += s->cells[i].kind != LFA_CELL_NONE;
+  lance__table__field_assignment_root__init(&r->root);
+  r->entries = calloc(n + 1, sizeof *r->entries);
+  r->entry_list = calloc(n + 1, sizeof *r->entry_list);
+  r->partials = calloc(n + 1, sizeof *r->partials);
+  if (r->entries == NULL || r->entry_list == NULL || r->partials == NULL)
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate %zu root entries", n);
+  for (size_t i = 0, k = 0; i < t->n_fragments; i++) {
+    const lfa_cell *c = &s->cells[i];
+    if (c->kind == LFA_CELL_NONE) continue;
+    lfa_root_entry *e = &r->entries[k];
+    lance__table__field_assignment_fragment__init(e);
+    e->fragment_id = t->fragments[i].id;
+    e->physical_rows = t->fragments[i].physical_rows;
+    if (c->kind == LFA_CELL_ALL) {
+      e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
+      e->all_assigned = true;
+    } else {
+      lfa_status st = partial_file(&r->partials[k], w, s->field_id, &t->fragments[i], c, err);
+      if (st != LFA_OK) {
+        lfa_error_prefix(err, "fragment %" PRIu64, e->fragment_id);
+        return st;
+      }
+      e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL;
+      e->partial = &r->partials[k];
+    }
+    r->entry_list[k++] = e;
+    r->root.n_fragments = k;
+  }
+  r->root.fragments = r->entry_list;
+  return LFA_OK;
+}
+
+/* The root of one tracked field, stored or reused, described in *out. An
+ * empty root encodes to 0 bytes and is still written [FA-ROOT-9]; like
+ * upstream's proto3, a 0 size is left off the wire. */
+static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_writer *w, const lfa_table *t,
+                            const lfa_field_state *s, lfa_error *err) {
+  root_draft r = {0};
+  const stored_object *obj = NULL;
+  lfa_buf bytes = {0};
+  lfa_status st = root_entries(&r, w, t, s, err);
+  if (st == LFA_OK) st = lfa_root_encode(&bytes, &r.root, err);
+  if (st == LFA_OK) st = store_object(&obj, w, OBJECT_ROOT, s->field_id, 0, &bytes, err);
+  lfa_buf_free(&bytes);
+  free(r.entries);
+  free(r.entry_list);
+  free(r.partials);
+  if (st != LFA_OK) {
+    lfa_error_prefix(err, "field %d", s->field_id);
+    return st;
+  }
+  lance__table__field_assignment_file__init(out);
+  out->path = obj->path;
+  out->has_size_bytes = obj->bytes.len > 0;
+  out->size_bytes = obj->bytes.len;
+  return LFA_OK;
+}
+
+/* ---- 4. the manifest ------------------------------------------------------------------ */
+
+/* The protobuf-c manifest of one commit. It points into the caller's table
+ * and the writer's object paths; draft_free releases only what it allocated. */
+typedef struct draft {
+  Lance__Table__Manifest m;
+  Lance__Table__Manifest__WriterVersion writer_version;
+  Lance__Table__Manifest__DataStorageFormat data_format;
+  Lance__File__Field *fields;
+  Lance__File__Field **field_list;
+  Lance__Table__DataFragment *frags;
+  Lance__Table__DataFragment **frag_list;
+  Lance__Table__DataFile *files; /* every fragment's, one after another */
+  Lance__Table__DataFile **file_list;
+  Lance__Table__DeletionFile *deletions; /* one slot per fragment */
+  lfa_buf *row_ids;                      /* one encoded sequence per fragment */
+  Lance__Table__FieldAssignmentState *states;
+  Lance__Table__FieldAssignmentState **state_list;
+  Lance__Table__FieldAssignmentFile *roots;
+  prior_fragment *next_prior; /* what this commit leaves for the next one */
+} draft;
+
+static lfa_status draft_alloc(draft *d, const lfa_table *t, lfa_error *err) {
+  size_t nf = t->n_fields + 1, nfr = t->n_fragments + 1, nt = t->n_tracked + 1, nfiles = 1;
+  for (size_t i = 0; i < t->n_fragments; i++) nfiles += t->fragments[i].n_files;
+  memset(d, 0, sizeof *d);
+  d->fields = calloc(nf, sizeof *d->fields), d->field_list = calloc(nf, sizeof *d->field_list);
+  d->frags = calloc(nfr, sizeof *d->frags), d->frag_list = calloc(nfr, sizeof *d->frag_list);
+  d->files = calloc(nfiles, sizeof *d->files), d->file_list = calloc(nfiles, sizeof *d->file_list);
+  d->deletions = calloc(nfr, sizeof *d->deletions), d->row_ids = calloc(nfr, sizeof *d->row_ids);
+  d->states = calloc(nt, sizeof *d->states), d->state_list = calloc(nt, sizeof *d->state_list);
+  d->roots = calloc(nt, sizeof *d->roots), d->next_prior = calloc(nfr, sizeof *d->next_prior);
+  if (d->fields && d->field_list && d->frags && d->frag_list && d->files && d->file_list && d->deletions &&
+      d->row_ids && d->states && d->state_list && d->roots && d->next_prior)
+    return LFA_OK;
+  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the manifest");
+}
+
+static void draft_free(draft *d, size_t n_fragments) {
+  for (size_t i = 0; d->row_ids != NULL && i < n_fragments; i++) lfa_buf_free(&d->row_ids[i]);
+  free(d->next_prior);
+  free(d->fields), free(d->field_list), free(d->frags), free(d->frag_list), free(d->files), free(d->file_list);
+  free(d->deletions), free(d->row_ids), free(d->states), free(d->state_list), free(d->roots);
+  memset(d, 0, sizeof *d);
+}
+
+/* Schema in the table's pre-order. A field some other field names as its
+ * parent is PARENT, any other LEAF: the assignment rules need no more. */
+static void draft_fields(draft *d, const lfa_table *t) {
+  for (size_t i = 0; i < t->n_fields; i++) {
+    const lfa_field *src = &t->fields[i];
+    Lance__File__Field *f = &d->fields[i];
+    lance__file__field__init(f);
+    f->type = LANCE__FILE__FIELD__TYPE__LEAF;
+    for (size_t j = i + 1; j < t->n_fields; j++)
+      if (t->fields[j].parent_id == src->id) f->type = LANCE__FILE__FIELD__TYPE__PARENT;
+    f->name = src->name ? src->name : (char *)"";
+    f->id = src->id;
+    f->parent_id = src->parent_id;
+    f->logical_type = src->logical_type ? src->logical_type : (char *)"";
+    f->nullable = src->nullable;
+    d->field_list[i] = f;
+  }
+  d->m.fields = d->field_list;
+  d->m.n_fields = t->n_fields;
+}
+
+/* Fragment i: data files (field ids and nothing else: no `.lance` file is
+ * written), deletion file, inline row ids with stable row ids [FA-LANCE-7];
+ * and the record the next commit compares against. */
+static lfa_status draft_fragment(draft *d, size_t *file_at, lfa_writer *w, const lfa_table *t, size_t i,
+                                 lfa_error *err) {
+  const lfa_fragment *src = &t->fragments[i];
+  Lance__Table__DataFragment *f = &d->frags[i];
+  lance__table__data_fragment__init(f);
+  f->id = src->id;
+  f->physical_rows = src->physical_rows;
+  f->files = &d->file_list[*file_at];
+  f->n_files = src->n_files;
+  for (size_t k = 0; k < src->n_files; k++, (*file_at)++) {
+    Lance__Table__DataFile *file = &d->files[*file_at];
+    lance__table__data_file__init(file);
+    file->path = src->files[k].path ? src->files[k].path : (char *)"";
+    file->fields = src->files[k].fields;
+    file->n_fields = src->files[k].n_fields;
+    file->file_major_version = 2;
+    file->file_minor_version = 0;
+    d->file_list[*file_at] = file;
+  }
+  size_t deletion = SIZE_MAX;
+  lfa_status st = deletion_file(&deletion, w, src, t->version, err);
+  if (st == LFA_OK && deletion != SIZE_MAX) {
+    d->deletions[i] = w->deletions[deletion].file;
+    f->deletion_file = &d->deletions[i];
+  }
+  if (st == LFA_OK && t->stable_row_ids) {
+    st = lfa_row_ids_encode(&d->row_ids[i], src->row_ids, src->physical_rows, err);
+    f->row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS;
+    f->inline_row_ids = (ProtobufCBinaryData){d->row_ids[i].len, d->row_ids[i].data};
+  }
+  d->frag_list[i] = f;
+  d->next_prior[i] = (prior_fragment){src->id, src->physical_rows, deletion};
+  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, src->id);
+  return st;
+}
+
+static lfa_status draft_fragments(draft *d, lfa_writer *w, const lfa_table *t, lfa_error *err) {
+  size_t file_at = 0;
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++) st = draft_fragment(d, &file_at, w, t, i, err);
+  d->m.fragments = d->frag_list;
+  d->m.n_fragments = t->n_fragments;
+  return st;
+}
+
+/* One descriptor per tracked field, in the table's (ascending) order [FA-STORE-2]. */
+static lfa_status draft_states(draft *d, lfa_writer *w, const lfa_table *t, lfa_error *err) {
+  for (size_t s = 0; s < t->n_tracked; s++) {
+    Lance__Table__FieldAssignmentState *state = &d->states[s];
+    lance__table__field_assignment_state__init(state);
+    state->field_id = t->tracked[s].field_id;
+    state->root = &d->roots[s];
+    d->state_list[s] = state;
+    lfa_status st = root_file(&d->roots[s], w, t, &t->tracked[s], err);
+    if (st != LFA_OK) return st;
+  }
+  d->m.field_assignment_states = d->state_list;
+  d->m.n_field_assignment_states = t->n_tracked;
+  return LFA_OK;
+}
+
+/* Version, counters, writer identity, and the feature words recomputed from
+ * scratch as Lance does: 1 when a fragment has a deletion file, 2 with stable
+ * row ids, 256 exactly when a field is tracked [FA-FLAG-1], in the reader word
+ * too [FA-FLAG-2] [FA-FLAG-3]. */
+static void draft_header(draft *d, const lfa_table *t) {
+  Lance__Table__Manifest *m = &d->m;
+  m->version = t->version;
+  if (t->n_fragments > 0 || t->max_fragment_id > 0) {
+    m->_max_fragment_id_case = LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID;
+    m->max_fragment_id = t->max_fragment_id;
+  }
+  if (t->stable_row_ids) m->next_row_id = t->next_row_id;
+  lance__table__manifest__writer_version__init(&d->writer_version);
+  d->writer_version.library = (char *)"lfa";
+  d->writer_version.version = (char *)"0.1.0";
+  m->writer_version = &d->writer_version;
+  lance__table__manifest__data_storage_format__init(&d->data_format);
+  d->data_format.file_format = (char *)"lance";
+  d->data_format.version = (char *)"2.0";
+  m->data_format = &d->data_format;
+  uint64_t flags = t->stable_row_ids ? FLAG_STABLE_ROW_IDS : 0;
+  for (size_t i = 0; i < m->n_fragments; i++)
+    if (m->fragments[i]->deletion_file != NULL) flags |= FLAG_DELETION_FILES;
+  if (m->n_field_assignment_states > 0) flags |= LFA_FLAG_FIELD_ASSIGNMENT;
+  m->reader_feature_flags = flags;
+  m->writer_feature_flags = flags;
+}
+
+/* The transaction as a `.txn` file, then the manifest with the same
+ * transaction inline [FA-LANCE-10]. The caller's transaction is copied, not
+ * changed: the copy gets read_version = version - 1 and a fresh uuid. */
+static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Transaction *txn, lfa_error *err) {
+  Lance__Table__Transaction filled = *txn;
+  char uuid[37], txn_name[64], rel[REL_PATH_CAP], version_name[32];
+  next_uuid(w, uuid);
+  filled.read_version = d->m.version - 1;
+  filled.uuid = uuid;
+  snprintf(txn_name, sizeof txn_name, "%" PRIu64 "-%s.txn", filled.read_version, uuid);
+  d->m.transaction_file = txn_name;
+  lfa_buf bytes = {0};
+  snprintf(rel, sizeof rel, "_transactions/%s", txn_name);
+  lfa_status st = lfa_transaction_encode(&bytes, &filled, err);
+  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st != LFA_OK) {
+    lfa_error_prefix(err, "%s", rel);
+    return st;
+  }
+  lfa_version_format_name(version_name, sizeof version_name, d->m.version, LFA_NAMING_V1);
+  snprintf(rel, sizeof rel, "_versions/%s", version_name);
+  st = lfa_manifest_file_encode(&bytes, &d->m, &filled, err);
+  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  d->m.transaction_file = NULL; /* txn_name dies here */
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  return st;
+}
+
+lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table__Transaction *txn,
+                             lfa_error *err) {
+  draft d = {0};
+  lfa_status st = check_commit(w, table, txn, err);
+  if (st == LFA_OK) st = draft_alloc(&d, table, err);
+  if (st == LFA_OK) {
+    lance__table__manifest__init(&d.m);
+    draft_fields(&d, table);
+    st = draft_fragments(&d, w, table, err);
+  }
+  if (st == LFA_OK) st = draft_states(&d, w, table, err);
+  if (st == LFA_OK) {
+    draft_header(&d, table);
+    st = write_commit(&d, w, txn, err);
+  }
+  if (st == LFA_OK) {
+    /* committed: this version's deletion files are what the next compares to */
+    free(w->prior);
+    w->prior = d.next_prior, w->n_prior = table->n_fragments;
+    d.next_prior = NULL;
+    w->version = table->version;
+  }
+  draft_free(&d, table->n_fragments);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, table->version);
+  return st;
+}
