@@ -46,8 +46,8 @@ lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t re
   lfa_status st = lfa_mutate(&change, lfa_history_version(h, r), req, err);
   if (st != LFA_OK) return st;
   if (r != head) st = lfa_rebase(&change, req, h->versions, h->changes, r, head, err);
+  if (st == LFA_OK) st = grow(h, err); /* before any pointer into versions is taken */
   if (st == LFA_OK) st = source_of(&source, h, req, r, err);
-  if (st == LFA_OK) st = grow(h, err);
   if (st == LFA_OK) st = lfa_commit(&n, lfa_history_head(h), &change, source, err);
   if (st == LFA_OK && h->writer != NULL) {
     st = lfa_writer_commit(h->writer, &n, change.txn, err);

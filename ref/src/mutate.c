@@ -185,7 +185,7 @@ Lance__Table__DataFile *mut_file_pb(mut *m, const char *path, const int32_t *fie
   return f;
 }
 
-static void row_ids_pb(mut *m, DataFragment *pb, const uint64_t *ids, uint64_t n) {
+void mut_set_row_ids(mut *m, DataFragment *pb, const uint64_t *ids, uint64_t n) {
   lfa_buf b = {0};
   if (lfa_row_ids_encode(&b, ids, n, m->err) != LFA_OK) {
     m->change->arena.failed = true;
@@ -225,7 +225,7 @@ DataFragment *mut_fragment_pb(mut *m, const lfa_fragment *f) {
   pb->physical_rows = f->physical_rows;
   for (size_t k = 0; k < f->n_files; k++)
     push(m, &pb->files, &pb->n_files, mut_file_pb(m, f->files[k].path, f->files[k].fields, f->files[k].n_fields));
-  if (f->row_ids != NULL) row_ids_pb(m, pb, f->row_ids, f->physical_rows);
+  if (f->row_ids != NULL) mut_set_row_ids(m, pb, f->row_ids, f->physical_rows);
   if (f->deleted != NULL) /* R's file, restated; the change carries its set */
     (void)deletion_pb(m, pb, f->deleted, &f->deletion_file);
   return pb;
@@ -379,4 +379,77 @@ lfa_status lfa_mutate(lfa_change *out, const lfa_table *r, const lfa_request *re
     lfa_change_free(out);
   }
   return st;
+}
+
+/* ---- shared helpers added for mutate_schema.c ------------------------------------------- */
+
+int32_t mut_next_field_id(const lfa_table *t) { return max_field_id(t) + 1; }
+
+/* ---- shared by the row mutations (mutate_rows.c, mutate_files.c) ------------------------- */
+
+bool mut_listed(const int32_t *ids, size_t n, int32_t id) {
+  for (size_t i = 0; i < n; i++)
+    if (ids[i] == id) return true;
+  return false;
+}
+
+/* Per fragment of R, the offsets `rows` name (NULL where none). */
+lfa_status mut_group_rows(roaring_bitmap_t ***out, mut *m, const row_ref *rows, size_t n) {
+  *out = calloc(m->r->n_fragments + 1, sizeof **out);
+  if (*out == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t k = 0; k < n; k++) {
+    roaring_bitmap_t **b = &(*out)[rows[k].fragment];
+    if (*b == NULL && (*b = roaring_bitmap_create()) == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+    roaring_bitmap_add(*b, rows[k].offset);
+  }
+  return LFA_OK;
+}
+
+void mut_free_groups(roaring_bitmap_t **groups, size_t n) {
+  for (size_t i = 0; groups != NULL && i < n; i++) lfa_bitmap_free(groups[i]);
+  free(groups);
+}
+
+/* Deletes `gone` (offsets per fragment of R): the deletion file grows
+ * cumulatively, a fragment with no live row left leaves [FA-DELETE-2]. */
+lfa_status mut_delete_rows(mut *m, roaring_bitmap_t **gone, DataFragment ***updated, size_t *n_updated,
+                           uint64_t **removed, size_t *n_removed) {
+  *updated = lfa_arena_array(&m->change->arena, m->r->n_fragments + 1, sizeof **updated);
+  *removed = lfa_arena_array(&m->change->arena, m->r->n_fragments + 1, sizeof **removed);
+  *n_updated = *n_removed = 0;
+  for (size_t i = 0; *updated && *removed && i < m->r->n_fragments; i++) {
+    const lfa_fragment *f = &m->r->fragments[i];
+    if (gone[i] == NULL) continue;
+    roaring_bitmap_t *all = f->deleted ? roaring_bitmap_or(f->deleted, gone[i]) : roaring_bitmap_copy(gone[i]);
+    if (all == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+    if (roaring_bitmap_get_cardinality(all) == f->physical_rows) {
+      (*removed)[(*n_removed)++] = f->id;
+    } else {
+      DataFragment *pb = mut_fragment_pb(m, f);
+      lfa_status st = pb ? mut_set_deletions(m, pb, all) : LFA_ERR_NOMEM;
+      if (st != LFA_OK) {
+        roaring_bitmap_free(all);
+        return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+      }
+      (*updated)[(*n_updated)++] = pb;
+    }
+    roaring_bitmap_free(all);
+  }
+  return lfa_arena_check(&m->change->arena, m->err);
+}
+
+/* [FA-UPDATE-6] each moved row: written fields assigned, invalidated ones
+ * not, the others as they were in R (all of them so for a compaction,
+ * FA-REWRITE-1). */
+void mut_moved_state(lfa_cell *cell, const mut *m, const row_ref *rows, size_t n, int32_t f, bool written,
+                     bool invalidated) {
+  cell->kind = written ? LFA_CELL_ALL : LFA_CELL_NONE;
+  cell->rows = NULL;
+  const lfa_field_state *s = lfa_table_tracked(m->r, f);
+  if (written || invalidated || s == NULL) return;
+  cell->kind = LFA_CELL_PARTIAL;
+  cell->rows = roaring_bitmap_create();
+  for (size_t k = 0; cell->rows != NULL && k < n; k++)
+    if (lfa_cell_contains(&s->cells[rows[k].fragment], rows[k].offset)) roaring_bitmap_add(cell->rows, (uint32_t)k);
+  lfa_cell_canonicalize(cell, n);
 }

@@ -42,6 +42,9 @@ bool mut_in_subtree(const lfa_table *t, int32_t id, int32_t ancestor);
  * Only fields are filled in *out (no fragments, no state). OWNERSHIP:
  * free *out with lfa_table_free, also after a failure. */
 lfa_status mut_schema_with(lfa_table *out, mut *m, const lfa_table *base, const lfa_new_field *new_fields, size_t n);
+/* The id Lance gives the next new field of `t`: max_field_id() + 1 (schema
+ * and data-file ids, tombstones aside), as mut_schema_with numbers them. */
+int32_t mut_next_field_id(const lfa_table *t);
 
 /* ---- rows ------------------------------------------------------------------- */
 
@@ -87,6 +90,35 @@ void mut_add_row_change(mut *m, int32_t field, bool assigned, const row_ref *row
 /* FragmentState(first file of pb, field, cell). */
 void mut_add_fragment_state(mut *m, const DataFragment *pb, int32_t field, const lfa_cell *cell);
 void mut_add_transfer(mut *m, int32_t source, int32_t target);
+
+/* ---- shared by the row mutations (mutate_rows.c, mutate_files.c) ----------- */
+
+/* Is `id` one of ids[0 .. n)? */
+bool mut_listed(const int32_t *ids, size_t n, int32_t id);
+/* Per fragment of R, the offsets `rows` name (NULL where none).
+ * OWNERSHIP: free with mut_free_groups(*out, R's fragment count). */
+lfa_status mut_group_rows(roaring_bitmap_t ***out, mut *m, const row_ref *rows, size_t n);
+void mut_free_groups(roaring_bitmap_t **groups, size_t n);
+/* Deletes `gone` (offsets per fragment of R): updated fragments get their
+ * grown deletion file, fragments left with no live row are removed
+ * [FA-DELETE-2]. The lists are allocated in the change's arena. */
+lfa_status mut_delete_rows(mut *m, roaring_bitmap_t **gone, DataFragment ***updated, size_t *n_updated,
+                           uint64_t **removed, size_t *n_removed);
+/* Stable row ids: pb's inline row id sequence lists `ids`. */
+void mut_set_row_ids(mut *m, DataFragment *pb, const uint64_t *ids, uint64_t n);
+/* [FA-UPDATE-6] [FA-REWRITE-1] The state of field f in a created fragment
+ * whose offset k holds R's row rows[k]: all (written), none (invalidated),
+ * or each row's state in R. OWNERSHIP: lfa_bitmap_free(cell->rows). */
+void mut_moved_state(lfa_cell *cell, const mut *m, const row_ref *rows, size_t n, int32_t f, bool written,
+                     bool invalidated);
+/* The two modes of an Update (mutate_rows.c); merge_insert commits one too.
+ * Columns: matched fragments gain a file with `written` on the matched
+ * offsets. Rows (n > 0): matched rows move, whole, to one new fragment
+ * (rows get sorted by place). */
+lfa_status mut_update_columns(mut *m, Lance__Table__Transaction__Update *op, const row_ref *rows, size_t n,
+                              const int32_t *written, size_t n_written);
+lfa_status mut_update_rows(mut *m, Lance__Table__Transaction__Update *op, row_ref *rows, size_t n,
+                           const int32_t *written, size_t n_written, const int32_t *inval, size_t n_inval);
 
 /* ---- the operations, one function each (mutate_*.c) ------------------------- */
 

@@ -109,68 +109,23 @@ lfa_status mut_create(mut *m) {
 
 /* ---- delete --------------------------------------------------------------------------- */
 
-/* Per fragment of R, the offsets `rows` name (NULL where none). */
-static lfa_status group_rows(roaring_bitmap_t ***out, mut *m, const row_ref *rows, size_t n) {
-  *out = calloc(m->r->n_fragments + 1, sizeof **out);
-  if (*out == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t k = 0; k < n; k++) {
-    roaring_bitmap_t **b = &(*out)[rows[k].fragment];
-    if (*b == NULL && (*b = roaring_bitmap_create()) == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-    roaring_bitmap_add(*b, rows[k].offset);
-  }
-  return LFA_OK;
-}
-
-static void free_groups(roaring_bitmap_t **groups, size_t n) {
-  for (size_t i = 0; groups != NULL && i < n; i++) lfa_bitmap_free(groups[i]);
-  free(groups);
-}
-
-/* Deletes `gone` (offsets per fragment of R): the deletion file grows
- * cumulatively, a fragment with no live row left leaves [FA-DELETE-2]. */
-static lfa_status delete_rows(mut *m, roaring_bitmap_t **gone, DataFragment ***updated, size_t *n_updated,
-                              uint64_t **removed, size_t *n_removed) {
-  *updated = lfa_arena_array(&m->change->arena, m->r->n_fragments + 1, sizeof **updated);
-  *removed = lfa_arena_array(&m->change->arena, m->r->n_fragments + 1, sizeof **removed);
-  *n_updated = *n_removed = 0;
-  for (size_t i = 0; *updated && *removed && i < m->r->n_fragments; i++) {
-    const lfa_fragment *f = &m->r->fragments[i];
-    if (gone[i] == NULL) continue;
-    roaring_bitmap_t *all = f->deleted ? roaring_bitmap_or(f->deleted, gone[i]) : roaring_bitmap_copy(gone[i]);
-    if (all == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-    if (roaring_bitmap_get_cardinality(all) == f->physical_rows) {
-      (*removed)[(*n_removed)++] = f->id;
-    } else {
-      DataFragment *pb = mut_fragment_pb(m, f);
-      lfa_status st = pb ? mut_set_deletions(m, pb, all) : LFA_ERR_NOMEM;
-      if (st != LFA_OK) {
-        roaring_bitmap_free(all);
-        return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-      }
-      (*updated)[(*n_updated)++] = pb;
-    }
-    roaring_bitmap_free(all);
-  }
-  return lfa_arena_check(&m->change->arena, m->err);
-}
-
 /* [FA-DELETE-1] no state changes; the rows stop being live. */
 lfa_status mut_delete(mut *m) {
   const lfa_request *q = m->req;
   row_ref *rows = calloc(q->rows.count + 1, sizeof *rows);
   roaring_bitmap_t **gone = NULL;
   lfa_status st = rows ? mut_rows(rows, m, &q->rows) : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (st == LFA_OK) st = group_rows(&gone, m, rows, q->rows.count);
+  if (st == LFA_OK) st = mut_group_rows(&gone, m, rows, q->rows.count);
   Txn *t = mut_txn(m);
   Lance__Table__Transaction__Delete *op = lfa_arena_alloc(&m->change->arena, sizeof *op);
   if (st == LFA_OK && t && op) {
     lance__table__transaction__delete__init(op);
-    st = delete_rows(m, gone, &op->updated_fragments, &op->n_updated_fragments, &op->deleted_fragment_ids,
-                     &op->n_deleted_fragment_ids);
+    st = mut_delete_rows(m, gone, &op->updated_fragments, &op->n_updated_fragments, &op->deleted_fragment_ids,
+                         &op->n_deleted_fragment_ids);
     t->operation_case = LANCE__TABLE__TRANSACTION__OPERATION_DELETE;
     t->delete_ = op;
   }
-  free_groups(gone, m->r->n_fragments);
+  mut_free_groups(gone, m->r->n_fragments);
   free(rows);
   return st;
 }
@@ -182,12 +137,6 @@ lfa_status mut_written_fields(int32_t **out, size_t *n, mut *m, const lfa_names_
   *n = 0;
   *out = calloc(1, sizeof **out);
   return *out ? LFA_OK : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-}
-
-static bool listed(const int32_t *ids, size_t n, int32_t id) {
-  for (size_t i = 0; i < n; i++)
-    if (ids[i] == id) return true;
-  return false;
 }
 
 lfa_status mut_invalidated_fields(int32_t **out, size_t *n, mut *m, const lfa_names_list *names,
@@ -203,8 +152,8 @@ lfa_status mut_invalidated_fields(int32_t **out, size_t *n, mut *m, const lfa_na
                       names->names[i], f->id);
     for (size_t s = 0; s < m->r->n_tracked; s++) { /* [FA-NEST-3] it and its tracked descendants */
       int32_t id = m->r->tracked[s].field_id;
-      if (!mut_in_subtree(m->r, id, f->id) || listed(*out, *n, id)) continue;
-      if (listed(written, n_written, id)) /* [FA-SEM-5] [FA-NEST-5] */
+      if (!mut_in_subtree(m->r, id, f->id) || mut_listed(*out, *n, id)) continue;
+      if (mut_listed(written, n_written, id)) /* [FA-SEM-5] [FA-NEST-5] */
         return lfa_fail(m->err, LFA_ERR_USAGE, "FA-SEM-5", "field '%s' cannot be both written and invalidated",
                         lfa_table_field(m->r, id)->name);
       (*out)[(*n)++] = id;
@@ -222,7 +171,7 @@ static DataFragment *with_new_columns(mut *m, const lfa_fragment *f, const int32
   for (size_t k = 0; k < pb->n_files; k++) {
     bool any = false;
     for (size_t j = 0; j < pb->files[k]->n_fields; j++) {
-      if (listed(written, n_written, pb->files[k]->fields[j])) pb->files[k]->fields[j] = -2;
+      if (mut_listed(written, n_written, pb->files[k]->fields[j])) pb->files[k]->fields[j] = -2;
       any |= pb->files[k]->fields[j] != -2;
     }
     if (any) pb->files[kept++] = pb->files[k];
@@ -246,10 +195,10 @@ static int by_place(const void *a, const void *b) {
 /* [FA-UPDATE-1] [FA-UPDATE-2] [FA-INVAL-1] columns rewritten in place: each
  * matched fragment gains a file with the written fields and its matched
  * offsets; invalidations are RowChanges on the unchanged addresses. */
-static lfa_status update_columns(mut *m, Lance__Table__Transaction__Update *op, const row_ref *rows, size_t n,
-                                 const int32_t *written, size_t n_written) {
+lfa_status mut_update_columns(mut *m, Lance__Table__Transaction__Update *op, const row_ref *rows, size_t n,
+                              const int32_t *written, size_t n_written) {
   roaring_bitmap_t **matched = NULL;
-  lfa_status st = group_rows(&matched, m, rows, n);
+  lfa_status st = mut_group_rows(&matched, m, rows, n);
   op->update_mode = LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_COLUMNS;
   op->updated_fragments = lfa_arena_array(&m->change->arena, m->r->n_fragments + 1, sizeof *op->updated_fragments);
   op->updated_fragment_offset_bitmaps =
@@ -270,37 +219,22 @@ static lfa_status update_columns(mut *m, Lance__Table__Transaction__Update *op, 
   }
   for (size_t k = 0; op->fields_modified != NULL && k < n_written; k++)
     op->fields_modified[op->n_fields_modified++] = (uint32_t)written[k];
-  free_groups(matched, m->r->n_fragments);
+  mut_free_groups(matched, m->r->n_fragments);
   return st == LFA_OK ? lfa_arena_check(&m->change->arena, m->err) : st;
-}
-
-/* [FA-UPDATE-6] each moved row: written fields assigned, invalidated ones
- * not, the others as they were in R. */
-static void moved_state(lfa_cell *cell, const mut *m, const row_ref *rows, size_t n, int32_t f, bool written,
-                        bool invalidated) {
-  cell->kind = written ? LFA_CELL_ALL : LFA_CELL_NONE;
-  cell->rows = NULL;
-  const lfa_field_state *s = lfa_table_tracked(m->r, f);
-  if (written || invalidated || s == NULL) return;
-  cell->kind = LFA_CELL_PARTIAL;
-  cell->rows = roaring_bitmap_create();
-  for (size_t k = 0; cell->rows != NULL && k < n; k++)
-    if (lfa_cell_contains(&s->cells[rows[k].fragment], rows[k].offset)) roaring_bitmap_add(cell->rows, (uint32_t)k);
-  lfa_cell_canonicalize(cell, n);
 }
 
 /* Rows rewritten whole: deleted where they were, written again (every
  * field stored) into one new fragment that keeps their keys and row ids. */
-static lfa_status update_rows(mut *m, Lance__Table__Transaction__Update *op, row_ref *rows, size_t n,
-                              const int32_t *written, size_t n_written, const int32_t *inval, size_t n_inval) {
+lfa_status mut_update_rows(mut *m, Lance__Table__Transaction__Update *op, row_ref *rows, size_t n,
+                           const int32_t *written, size_t n_written, const int32_t *inval, size_t n_inval) {
   roaring_bitmap_t **gone = NULL;
   qsort(rows, n, sizeof *rows, by_place); /* Lance scans in fragment and offset order */
   uint64_t *keys = calloc(n + 1, sizeof *keys), *ids = calloc(n + 1, sizeof *ids);
   int32_t *all = calloc(m->r->n_fields + 1, sizeof *all);
-  lfa_status st = keys && ids && all ? group_rows(&gone, m, rows, n) : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  lfa_status st = keys && ids && all ? mut_group_rows(&gone, m, rows, n) : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK)
-    st = delete_rows(m, gone, &op->updated_fragments, &op->n_updated_fragments, &op->removed_fragment_ids,
-                     &op->n_removed_fragment_ids);
+    st = mut_delete_rows(m, gone, &op->updated_fragments, &op->n_updated_fragments, &op->removed_fragment_ids,
+                         &op->n_removed_fragment_ids);
   for (size_t k = 0; st == LFA_OK && k < n; k++) {
     const lfa_fragment *f = &m->r->fragments[rows[k].fragment];
     keys[k] = f->keys ? f->keys[rows[k].offset] : 0;
@@ -311,20 +245,16 @@ static lfa_status update_rows(mut *m, Lance__Table__Transaction__Update *op, row
   op->new_fragments = lfa_arena_array(&m->change->arena, 1, sizeof *op->new_fragments);
   if (st == LFA_OK && pb != NULL && op->new_fragments != NULL) {
     op->new_fragments[op->n_new_fragments++] = pb;
-    if (m->r->stable_row_ids) { /* moved rows keep their row ids */
-      lfa_fragment moved = {.physical_rows = n, .row_ids = ids};
-      DataFragment *with_ids = mut_fragment_pb(m, &moved);
-      if (with_ids) pb->row_id_sequence_case = with_ids->row_id_sequence_case, pb->inline_row_ids = with_ids->inline_row_ids;
-    }
+    if (m->r->stable_row_ids) mut_set_row_ids(m, pb, ids, n); /* moved rows keep their row ids */
     for (size_t s = 0; s < m->r->n_tracked; s++) { /* FA-TXN-14 */
       lfa_cell cell;
       int32_t f = m->r->tracked[s].field_id;
-      moved_state(&cell, m, rows, n, f, listed(written, n_written, f), listed(inval, n_inval, f));
+      mut_moved_state(&cell, m, rows, n, f, mut_listed(written, n_written, f), mut_listed(inval, n_inval, f));
       mut_add_fragment_state(m, pb, f, &cell);
       lfa_bitmap_free(cell.rows);
     }
   }
-  free_groups(gone, m->r->n_fragments);
+  mut_free_groups(gone, m->r->n_fragments);
   free(keys);
   free(ids);
   free(all);
@@ -348,10 +278,10 @@ lfa_status mut_update(mut *m) {
     t->operation_case = LANCE__TABLE__TRANSACTION__OPERATION_UPDATE;
     t->update = op;
     if (n_written == 0 || q->rewrite_columns) {
-      st = update_columns(m, op, rows, n, written, n_written);
+      st = mut_update_columns(m, op, rows, n, written, n_written);
       for (size_t k = 0; st == LFA_OK && k < n_inval && n > 0; k++) mut_add_row_change(m, inval[k], false, rows, n);
     } else {
-      st = update_rows(m, op, rows, n, written, n_written, inval, n_inval);
+      st = mut_update_rows(m, op, rows, n, written, n_written, inval, n_inval);
     }
   }
   free(rows);
