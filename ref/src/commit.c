@@ -299,6 +299,28 @@ static lfa_status build_delete(lfa_table *n, const lfa_change *c, lfa_error *err
   return st;
 }
 
+/* The schema changes; data files left with no field of it are removed,
+ * mixed files keep listing dropped ids (lance-internals.md §5.4). */
+static lfa_status build_project(lfa_table *n, const lfa_change *c, lfa_error *err) {
+  lfa_status st = set_schema(n, c->txn->project->schema, c->txn->project->n_schema, err);
+  for (size_t i = 0; st == LFA_OK && i < n->n_fragments; i++) {
+    lfa_fragment *f = &n->fragments[i];
+    size_t kept = 0;
+    for (size_t k = 0; k < f->n_files; k++) {
+      bool alive = false;
+      for (size_t j = 0; j < f->files[k].n_fields; j++) alive |= lfa_table_field(n, f->files[k].fields[j]) != NULL;
+      if (alive) {
+        f->files[kept++] = f->files[k];
+      } else {
+        free(f->files[k].path);
+        free(f->files[k].fields);
+      }
+    }
+    f->n_files = kept;
+  }
+  return st;
+}
+
 static bool same_fields(const lfa_data_file *a, const Lance__Table__DataFile *b) {
   if (a->n_fields != b->n_fields) return false;
   return a->n_fields == 0 || memcmp(a->fields, b->fields, a->n_fields * sizeof *a->fields) == 0;
@@ -342,8 +364,7 @@ static lfa_status build_structure(lfa_table *n, const lfa_change *c, lfa_error *
     case LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE: return build_overwrite(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_REWRITE: return build_rewrite(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_MERGE: return build_merge(n, c, err);
-    case LANCE__TABLE__TRANSACTION__OPERATION_PROJECT:
-      return set_schema(n, t->project->schema, t->project->n_schema, err);
+    case LANCE__TABLE__TRANSACTION__OPERATION_PROJECT: return build_project(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_UPDATE: return build_update(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_DATA_REPLACEMENT: return build_replacement(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_RESERVE_FRAGMENTS:
