@@ -18,6 +18,9 @@ static const char USAGE[] =
     "  eval DATASET --field NAME [--version N] [--json]\n"
     "        is_assigned(NAME) on every live row of one version (default: the\n"
     "        latest), keyed by row address and, with stable row ids, by row id\n"
+    "  run SCENARIO.json OUT_DIR [--seed N] [--json]\n"
+    "        execute a scenario (a setup and mutation steps, with expected\n"
+    "        outcomes and states) on the reference writer into OUT_DIR\n"
     "  sample OUT_DIR\n"
     "        write a small example dataset (the one the README dumps)\n"
     "\n"
@@ -33,6 +36,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
   if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
+  if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
   fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
   return LFA_EXIT_UNUSABLE;

@@ -3,53 +3,7 @@
  * the spec. Requirement ids: FA-OVERWRITE-2, FA-APPEND-1, FA-DELETE-1,
  * FA-DELETE-2, FA-UPDATE-1, FA-UPDATE-6, FA-INVAL-1, FA-INVAL-2, FA-SEM-5,
  * FA-NEST-3, FA-NEST-5. */
-#include "testutil.h"
-
-#include "lfa/bitmap.h"
-#include "lfa/mutate.h"
-
-/* A history of tables in memory, head last. */
-typedef struct hist {
-  lfa_table v[32];
-  size_t n;
-} hist;
-
-static lfa_status step(hist *h, const lfa_request *q, lfa_error *err) {
-  lfa_change c;
-  const lfa_table *head = h->n ? &h->v[h->n - 1] : NULL;
-  lfa_status st = lfa_mutate(&c, head, q, err);
-  if (st == LFA_OK) st = lfa_commit(&h->v[h->n], head, &c, NULL, err);
-  if (st == LFA_OK) h->n++;
-  if (c.txn != NULL) lfa_change_free(&c);
-  return st;
-}
-
-static void must(hist *h, const lfa_request *q) {
-  lfa_error err = {0};
-  if (step(h, q, &err) != LFA_OK) fail_msg("%s: %s", lfa_op_name(q->op), err.msg);
-}
-
-static void free_hist(hist *h) {
-  for (size_t i = 0; i < h->n; i++) lfa_table_free(&h->v[i]);
-}
-
-/* "key key ..." of live rows assigned for `path`, in key order. */
-static void assigned_keys(char *out, size_t cap, const lfa_table *t, int32_t field) {
-  uint64_t keys[256];
-  size_t n = 0, used = 0;
-  const lfa_field_state *s = lfa_table_tracked(t, field);
-  assert_non_null(s);
-  for (size_t i = 0; i < t->n_fragments; i++)
-    for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
-      if (lfa_fragment_is_live(&t->fragments[i], o) && lfa_cell_contains(&s->cells[i], o)) keys[n++] = t->fragments[i].keys[o];
-  for (size_t a = 1; a < n; a++) /* insertion sort: tiny */
-    for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
-      uint64_t x = keys[b];
-      keys[b] = keys[b - 1], keys[b - 1] = x;
-    }
-  out[0] = '\0';
-  for (size_t k = 0; k < n; k++) used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)keys[k]);
-}
+#include "history_util.h"
 
 static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
 static const lfa_new_field SCHEMA[] = {

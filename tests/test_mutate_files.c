@@ -9,77 +9,7 @@
  * FA-REMAP-3, FA-REPLACE-1, FA-OVERLAY-1, FA-OVERLAY-3. */
 #include "testutil.h"
 
-#include "lfa/bitmap.h"
-#include "lfa/mutate.h"
-
-/* A history of tables in memory, head last. */
-typedef struct hist {
-  lfa_table v[32];
-  size_t n;
-} hist;
-
-static lfa_status step(hist *h, const lfa_request *q, lfa_error *err) {
-  lfa_change c;
-  const lfa_table *head = h->n ? &h->v[h->n - 1] : NULL;
-  lfa_status st = lfa_mutate(&c, head, q, err);
-  if (st == LFA_OK) st = lfa_commit(&h->v[h->n], head, &c, NULL, err);
-  if (st == LFA_OK) h->n++;
-  if (c.txn != NULL) lfa_change_free(&c);
-  return st;
-}
-
-static void must(hist *h, const lfa_request *q) {
-  lfa_error err = {0};
-  if (step(h, q, &err) != LFA_OK) fail_msg("%s: %s", lfa_op_name(q->op), err.msg);
-}
-
-/* The request is refused as a usage error (with `rule` unless NULL), and
- * nothing is committed. */
-static void refused(hist *h, const lfa_request *q, const char *rule) {
-  lfa_error err = {0};
-  size_t before = h->n;
-  assert_status(step(h, q, &err), LFA_ERR_USAGE, &err);
-  if (rule != NULL) assert_rule(&err, rule);
-  assert_int_equal(h->n, before);
-}
-
-static void free_hist(hist *h) {
-  for (size_t i = 0; i < h->n; i++) lfa_table_free(&h->v[i]);
-}
-
-static const lfa_table *head(const hist *h) { return &h->v[h->n - 1]; }
-
-static void sort_keys(uint64_t *keys, size_t n) {
-  for (size_t a = 1; a < n; a++) /* insertion sort: tiny */
-    for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
-      uint64_t x = keys[b];
-      keys[b] = keys[b - 1], keys[b - 1] = x;
-    }
-}
-
-/* "key key ..." of the live rows (field < 0) or of the live rows assigned
- * for `field`, in key order. */
-static void keys_of(char *out, size_t cap, const lfa_table *t, int32_t field) {
-  uint64_t keys[256];
-  size_t n = 0, used = 0;
-  const lfa_field_state *s = field >= 0 ? lfa_table_tracked(t, field) : NULL;
-  if (field >= 0) assert_non_null(s);
-  for (size_t i = 0; i < t->n_fragments; i++)
-    for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
-      if (lfa_fragment_is_live(&t->fragments[i], o) && (s == NULL || lfa_cell_contains(&s->cells[i], o)))
-        keys[n++] = t->fragments[i].keys[o];
-  sort_keys(keys, n);
-  out[0] = '\0';
-  for (size_t k = 0; k < n; k++) used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)keys[k]);
-}
-
-static void check_assigned(const lfa_table *t, int32_t field, const char *want) {
-  char got[512];
-  keys_of(got, sizeof got, t, field);
-  assert_string_equal(got, want);
-}
-
-static void check_live(const lfa_table *t, const char *want) { check_assigned(t, -1, want); }
+#include "history_util.h"
 
 static const lfa_fragment *fragment(const lfa_table *t, uint64_t id) {
   size_t i = lfa_table_fragment(t, id);

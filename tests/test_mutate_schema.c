@@ -5,48 +5,10 @@
  * FA-MERGE-2, FA-NEST-6, FA-TXN-8, FA-PROJECT-1..4, FA-NEST-4, FA-CAST-1,
  * FA-CAST-2, FA-OVERWRITE-1, FA-OVERWRITE-2, FA-TXN-16, FA-RESTORE-1, FA-CLONE-1,
  * FA-CLONE-2, FA-TXN-15, FA-META-1, FA-ID-2. */
-#include "testutil.h"
+#include "history_util.h"
 
 #include "lfa/bitmap.h"
 #include "lfa/mutate.h"
-
-/* ---- a history in memory (as tests/test_mutate.c) ------------------------- */
-
-typedef struct hist {
-  lfa_table v[32];
-  size_t n;
-} hist;
-
-/* Builds and commits q on the head; `restored` as lfa_commit takes it. */
-static lfa_status step_with(hist *h, const lfa_request *q, const lfa_table *restored, lfa_error *err) {
-  lfa_change c;
-  const lfa_table *head = h->n ? &h->v[h->n - 1] : NULL;
-  lfa_status st = lfa_mutate(&c, head, q, err);
-  if (st == LFA_OK) st = lfa_commit(&h->v[h->n], head, &c, restored, err);
-  if (st == LFA_OK) h->n++;
-  if (c.txn != NULL) lfa_change_free(&c);
-  return st;
-}
-
-static void must(hist *h, const lfa_request *q) {
-  lfa_error err = {0};
-  if (step_with(h, q, NULL, &err) != LFA_OK) fail_msg("%s: %s", lfa_op_name(q->op), err.msg);
-}
-
-/* Refused with LFA_ERR_USAGE (and `rule` when given), nothing committed. */
-static void refused(hist *h, const lfa_request *q, const char *rule) {
-  lfa_error err = {0};
-  size_t before = h->n;
-  assert_status(step_with(h, q, NULL, &err), LFA_ERR_USAGE, &err);
-  if (rule != NULL) assert_rule(&err, rule);
-  assert_int_equal(h->n, before);
-}
-
-static void free_hist(hist *h) {
-  for (size_t i = 0; i < h->n; i++) lfa_table_free(&h->v[i]);
-}
-
-static const lfa_table *head(const hist *h) { return &h->v[h->n - 1]; }
 
 /* ---- reading a table ---------------------------------------------------------- */
 
@@ -63,24 +25,6 @@ static int32_t field_id(const lfa_table *t, const char *path) {
     parent = found;
   }
   return found;
-}
-
-/* "key key ..." of the live rows assigned for `field`, in key order. */
-static void assigned_keys(char *out, size_t cap, const lfa_table *t, int32_t field) {
-  uint64_t keys[256];
-  size_t n = 0, used = 0;
-  const lfa_field_state *s = lfa_table_tracked(t, field);
-  if (s == NULL) fail_msg("field %d is not tracked", field);
-  for (size_t i = 0; i < t->n_fragments; i++)
-    for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
-      if (lfa_fragment_is_live(&t->fragments[i], o) && lfa_cell_contains(&s->cells[i], o)) keys[n++] = t->fragments[i].keys[o];
-  for (size_t a = 1; a < n; a++) /* insertion sort: tiny */
-    for (size_t b = a; b > 0 && keys[b - 1] > keys[b]; b--) {
-      uint64_t x = keys[b];
-      keys[b] = keys[b - 1], keys[b - 1] = x;
-    }
-  out[0] = '\0';
-  for (size_t k = 0; k < n; k++) used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)keys[k]);
 }
 
 static void expect_state(const lfa_table *t, int32_t field, const char *want) {

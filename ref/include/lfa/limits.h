@@ -38,4 +38,15 @@
 /* Bytes of one relative or resolved object path. */
 #define LFA_PATH_BYTES_MAX 4096u
 
+/* JSON documents lfa reads (scenario files; lfa/json.h). Scenarios are small
+ * and written by hand: these bound a hostile file, not a real one. They
+ * belong to lfa's tools, not to the format (spec/ does not list them). The
+ * document, one decoded string (or a number's text), the nesting of arrays
+ * and objects, and the values in one document (under 100 bytes each once
+ * parsed, so a tree stays below about 100 MiB). */
+#define LFA_JSON_DOCUMENT_BYTES_MAX (16u << 20)
+#define LFA_JSON_STRING_BYTES_MAX (1u << 20)
+#define LFA_JSON_DEPTH_MAX 64u
+#define LFA_JSON_VALUES_MAX (1u << 20)
+
 #endif

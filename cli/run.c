@@ -1,0 +1,211 @@
+/* run.c: `lfa run`, a scenario file executed on the reference writer
+ * (ref/src/scenario.c; the format is conformance/SCENARIOS.md).
+ *
+ * Every step is applied to a history that writes OUT_DIR as it commits,
+ * and what happened is compared with what the scenario expects; the first
+ * difference ends the run. The per-step log is printed only once the run
+ * is over, so unusable input (exit 2) leaves nothing on stdout, like
+ * `lfa dump` and `lfa eval`. The JSON shape is documented in README.md
+ * ("lfa run") and only grows: keys are never renamed or removed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lfa/fs.h"
+#include "lfa/history.h"
+#include "lfa/scenario.h"
+
+static const char HELP[] =
+    "usage: lfa run SCENARIO.json OUT_DIR [--seed N] [--json]\n"
+    "\n"
+    "Executes a scenario on the reference writer and writes the dataset to\n"
+    "OUT_DIR (which must not exist), one version per committed step. A scenario\n"
+    "is a JSON file: a setup (the create request), then steps, each one mutation\n"
+    "with what must happen and, optionally, the state after it:\n"
+    "\n"
+    "  {\"name\": \"append_omitted_field\", \"description\": \"why, derived by hand\",\n"
+    "   \"requirements\": [\"FA-APPEND-1\"],\n"
+    "   \"setup\": {\"stable_row_ids\": false, \"rows\": [1, 2],\n"
+    "             \"fields\": [{\"path\": \"id\", \"type\": \"int64\", \"nullable\": false},\n"
+    "                        {\"path\": \"emb\", \"type\": \"binary\",\n"
+    "                         \"assignment\": \"unassigned\"}]},\n"
+    "   \"steps\": [\n"
+    "     {\"op\": \"append\", \"rows\": [3], \"fields\": [\"id\"],\n"
+    "      \"check\": {\"live\": [1, 2, 3], \"assigned\": {\"emb\": []}}},\n"
+    "     {\"op\": \"update\", \"rows\": [3], \"fields\": [\"emb\"], \"invalidate\": [\"emb\"],\n"
+    "      \"expect\": \"refused\", \"expect_rule\": \"FA-SEM-5\"}]}\n"
+    "\n"
+    "Rows are named by logical keys given when they are inserted; fields by path\n"
+    "(\"payload.value\"). Operations: append add_columns track rename cast\n"
+    "set_nullable drop update merge_insert delete compact replace overlay restore\n"
+    "overwrite clone create_index update_config; their keys are named like the\n"
+    "fields of lfa_request (ref/include/lfa/mutate.h). A step may add\n"
+    "\"read_version\" (build against an older version), \"expect\" (\"ok\",\n"
+    "\"refused\" or \"conflict\"; default ok), \"expect_rule\", \"check\" ({\"live\",\n"
+    "\"tracked\", \"assigned\"}, each optional) and \"note\". Unknown keys are errors.\n"
+    "The whole format: conformance/SCENARIOS.md.\n"
+    "\n"
+    "Steps are numbered from 1 in file order (the setup is step 0) and named\n"
+    "with their line: \"step 3 (update, line 41)\".\n"
+    "\n"
+    "  --seed N   object names drawn from N (default 0): same seed, same bytes\n"
+    "  --json     one JSON document: {\"scenario\", \"name\", \"out_dir\", \"passed\",\n"
+    "             \"versions\", \"steps\", \"failure\"} (shape in README.md)\n"
+    "\n"
+    "Exit status: 0 every step behaved as expected; 1 a step did not (one line on\n"
+    "stderr names it and what differed; the versions before it stay in OUT_DIR);\n"
+    "2 unusable input (bad usage, OUT_DIR exists, the file is not a valid scenario,\n"
+    "with its line and column) or a failure to write.\n";
+
+typedef struct run_args {
+  const char *scenario;
+  const char *out_dir;
+  uint64_t seed;
+  bool json;
+} run_args;
+
+static int usage_error(const char *what, const char *arg) {
+  fprintf(stderr, "lfa run: %s%s%s%s\n(see lfa run --help)\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+  return LFA_EXIT_UNUSABLE;
+}
+
+/* LFA_EXIT_OK when the arguments are usable; -1 after --help. */
+static int parse_args(run_args *a, int argc, char **argv) {
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(HELP, stdout);
+      return -1;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      a->json = true;
+    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      a->seed = strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || argv[i][0] < '0' || argv[i][0] > '9' || errno == ERANGE)
+        return usage_error("--seed needs a number from 0 to 2^64-1, got", argv[i]);
+    } else if (argv[i][0] != '-' && a->scenario == NULL) {
+      a->scenario = argv[i];
+    } else if (argv[i][0] != '-' && a->out_dir == NULL) {
+      a->out_dir = argv[i];
+    } else {
+      return usage_error("unexpected argument", argv[i]);
+    }
+  }
+  if (a->scenario == NULL) return usage_error("missing SCENARIO.json", NULL);
+  if (a->out_dir == NULL) return usage_error("missing OUT_DIR", NULL);
+  return LFA_EXIT_OK;
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+static void print_step(const lfa_scenario *s, size_t i, const lfa_scenario_result *r) {
+  char label[128];
+  lfa_scenario_step_label(label, sizeof label, s, i);
+  if (!r->passed) {
+    printf("%s: FAILED: %s\n", label, r->failure);
+  } else if (r->outcome == LFA_SCENARIO_OK) {
+    printf("%s: ok, version %" PRIu64 "%s\n", label, r->head, r->checked ? "; check held" : "");
+  } else {
+    printf("%s: %s as expected%s%s%s: %s%s\n", label, lfa_scenario_outcome_name(r->outcome), r->rule ? " [" : "",
+           r->rule ? r->rule : "", r->rule ? "]" : "", r->reason, r->checked ? "; check held" : "");
+  }
+}
+
+static void print_text(const run_args *a, const lfa_scenario *s, const lfa_scenario_report *rep, uint64_t versions) {
+  printf("scenario %s: %s, %zu steps after the setup\n", s->name, a->scenario, s->n_steps - 1);
+  for (size_t i = 0; i < rep->n_results; i++) print_step(s, i, &rep->results[i]);
+  if (rep->passed) printf("passed: every step behaved as expected; %" PRIu64 " versions in %s\n", versions, a->out_dir);
+  else printf("failed: %" PRIu64 " versions in %s\n", versions, a->out_dir);
+}
+
+static void json_step(json_writer *w, const lfa_scenario *s, size_t i, const lfa_scenario_result *r) {
+  const lfa_scenario_step *step = &s->steps[i];
+  json_open_object(w, NULL);
+  json_u64(w, "step", i);
+  json_string(w, "op", lfa_scenario_op_name(step->request.op));
+  json_u64(w, "line", step->line);
+  json_string(w, "expect", lfa_scenario_outcome_name(step->expect));
+  json_string(w, "expect_rule", step->expect_rule);
+  json_string(w, "outcome", lfa_scenario_outcome_name(r->outcome));
+  json_string(w, "rule", r->rule);
+  json_string(w, "reason", r->outcome == LFA_SCENARIO_OK ? NULL : r->reason);
+  json_u64(w, "head", r->head);
+  json_string(w, "check", !step->has_check ? NULL : r->checked ? (r->passed ? "held" : "failed") : "not run");
+  json_bool(w, "passed", r->passed);
+  json_string(w, "failure", r->passed ? NULL : r->failure);
+  json_close_object(w);
+}
+
+static void print_json(const run_args *a, const lfa_scenario *s, const lfa_scenario_report *rep, uint64_t versions) {
+  json_writer w = {.out = stdout};
+  json_open_object(&w, NULL);
+  json_string(&w, "scenario", a->scenario);
+  json_string(&w, "name", s->name);
+  json_string(&w, "out_dir", a->out_dir);
+  json_bool(&w, "passed", rep->passed);
+  json_u64(&w, "versions", versions);
+  json_open_array(&w, "steps");
+  for (size_t i = 0; i < rep->n_results; i++) json_step(&w, s, i, &rep->results[i]);
+  json_close_array(&w);
+  if (rep->passed) {
+    json_null(&w, "failure");
+  } else {
+    size_t f = rep->n_results - 1;
+    char label[128];
+    lfa_scenario_step_label(label, sizeof label, s, f);
+    json_open_object(&w, "failure");
+    json_u64(&w, "step", f);
+    json_string(&w, "label", label);
+    json_string(&w, "message", rep->results[f].failure);
+    json_close_object(&w);
+  }
+  json_close_object(&w);
+  json_finish(&w);
+}
+
+/* ---- command ------------------------------------------------------------------- */
+
+int lfa_cli_run(int argc, char **argv) {
+  run_args a;
+  int rc = parse_args(&a, argc, argv);
+  if (rc != LFA_EXIT_OK) return rc < 0 ? LFA_EXIT_OK : rc;
+  if (lfa_fs_exists(a.out_dir)) {
+    fprintf(stderr, "lfa run: %s already exists; objects are never overwritten\n", a.out_dir);
+    return LFA_EXIT_UNUSABLE;
+  }
+  lfa_error err = {0};
+  lfa_scenario s;
+  lfa_history h;
+  lfa_scenario_report rep = {0};
+  lfa_status st = lfa_scenario_load(&s, a.scenario, &err);
+  if (st != LFA_OK) {
+    fprintf(stderr, "lfa run: %s\n", err.msg);
+    return LFA_EXIT_UNUSABLE;
+  }
+  st = lfa_history_open(&h, a.out_dir, a.seed, &err);
+  if (st == LFA_OK) {
+    st = lfa_scenario_run(&rep, &h, &s, &err);
+    uint64_t versions = h.count;
+    if (st == LFA_OK && a.json) print_json(&a, &s, &rep, versions);
+    else if (st == LFA_OK) print_text(&a, &s, &rep, versions);
+    lfa_history_close(&h);
+  }
+  if (st != LFA_OK) {
+    fprintf(stderr, "lfa run: %s: %s\n", a.scenario, err.msg);
+    rc = LFA_EXIT_UNUSABLE;
+  } else if (!rep.passed) {
+    char label[128];
+    lfa_scenario_step_label(label, sizeof label, &s, rep.n_results - 1);
+    fprintf(stderr, "lfa run: %s: %s: %s\n", s.name, label, rep.results[rep.n_results - 1].failure);
+    rc = LFA_EXIT_FINDINGS;
+  }
+  lfa_scenario_report_free(&rep);
+  lfa_scenario_free(&s);
+  return rc;
+}

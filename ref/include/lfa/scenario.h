@@ -1,0 +1,126 @@
+/* scenario.h: scenario files, the data-only form of a history of
+ * mutations with hand-derived expectations (conformance/SCENARIOS.md).
+ *
+ * A scenario is a setup (the create request) and steps; each step is one
+ * lfa_request (mutate.h), optionally built against an older read version,
+ * with what must happen: committed, refused (with which rule), or a
+ * retryable conflict; and optionally a check of the state after it: the
+ * live rows, the tracked fields, and for each tracked field the rows whose
+ * is_assigned is true. Rows are named by logical keys (lfa_fragment.keys),
+ * fields by path ("payload.value").
+ *
+ * `lfa run` executes one on the reference writer (lfa_scenario_run); the
+ * conformance runner reuses the parsed form, and compares what another
+ * writer observed with lfa_scenario_compare.
+ */
+#ifndef LFA_SCENARIO_H
+#define LFA_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/arena.h"
+#include "lfa/error.h"
+#include "lfa/history.h"
+#include "lfa/json.h"
+#include "lfa/mutate.h"
+#include "lfa/table.h"
+
+/* What a step does, expected or observed. */
+typedef enum lfa_scenario_outcome {
+  LFA_SCENARIO_OK,      /* committed as the next version */
+  LFA_SCENARIO_REFUSED, /* rejected before anything was committed */
+  LFA_SCENARIO_CONFLICT /* a concurrent commit got there first: retryable */
+} lfa_scenario_outcome;
+
+/* The live keys assigned for one tracked field. */
+typedef struct lfa_scenario_assigned {
+  const char *path;
+  lfa_keys keys; /* ascending, distinct */
+} lfa_scenario_assigned;
+
+/* A statement about one snapshot. Each part is checked only when present:
+ * a check says as much as its author chose to derive. */
+typedef struct lfa_scenario_check {
+  bool has_live;
+  lfa_keys live; /* ascending, distinct: keys of the live rows */
+  bool has_tracked;
+  lfa_names_list tracked; /* the paths of exactly the tracked fields */
+  size_t n_assigned;
+  lfa_scenario_assigned *assigned; /* paths distinct */
+} lfa_scenario_check;
+
+typedef struct lfa_scenario_step {
+  lfa_request request;
+  uint64_t read_version; /* 0: the head */
+  lfa_scenario_outcome expect;
+  const char *expect_rule; /* checked against lfa_error.rule when not committed; NULL: any */
+  const char *note;        /* the author's remark, or NULL */
+  bool has_check;
+  lfa_scenario_check check;
+  uint32_t line; /* where the step starts in its file */
+} lfa_scenario_step;
+
+/* OWNERSHIP: everything lives in `arena` (strings copied: the JSON tree
+ * may be freed); lfa_scenario_free. */
+typedef struct lfa_scenario {
+  lfa_arena arena;
+  const char *name;
+  const char *description;
+  lfa_names_list requirements;
+  size_t n_steps;
+  lfa_scenario_step *steps; /* steps[0] is the setup (a create); then the file's steps */
+} lfa_scenario;
+
+/* Builds a scenario from a parsed document, refusing anything the format
+ * does not define (unknown keys included) with the position and the path
+ * of the offending value, as LFA_ERR_FORMAT. */
+lfa_status lfa_scenario_parse(lfa_scenario *out, const lfa_json *root, lfa_error *err);
+/* Reads, parses and builds the scenario at `path`. */
+lfa_status lfa_scenario_load(lfa_scenario *out, const char *path, lfa_error *err);
+void lfa_scenario_free(lfa_scenario *s);
+
+/* The format's name of an operation ("append", "drop", "replace"...). */
+const char *lfa_scenario_op_name(lfa_op op);
+const char *lfa_scenario_outcome_name(lfa_scenario_outcome outcome);
+/* "setup (create, line 7)" or "step 3 (update, line 41)". */
+void lfa_scenario_step_label(char *out, size_t cap, const lfa_scenario *s, size_t step);
+
+/* What a snapshot shows, in a check's terms: every part present, every
+ * tracked field listed. Keys come from lfa_fragment.keys. OWNERSHIP: the
+ * arrays live in `arena`. */
+lfa_status lfa_scenario_observe(lfa_scenario_check *out, lfa_arena *arena, const lfa_table *t, lfa_error *err);
+
+/* True when `got` agrees with every part `want` states. Otherwise `diff`
+ * says what differed, part by part, with the missing and unexpected keys. */
+bool lfa_scenario_compare(char *diff, size_t cap, const lfa_scenario_check *want, const lfa_scenario_check *got);
+
+enum { LFA_SCENARIO_FAILURE_MAX = 1024 };
+
+typedef struct lfa_scenario_result {
+  lfa_scenario_outcome outcome;
+  uint64_t head;                          /* the head version after the step (0: none yet) */
+  const char *rule;                       /* not committed: the rule the refusal named, or NULL */
+  char reason[LFA_ERROR_MSG_MAX];         /* not committed: why; else "" */
+  bool checked;                           /* the step had a check, and it was compared */
+  bool passed;                            /* outcome, rule and check as expected */
+  char failure[LFA_SCENARIO_FAILURE_MAX]; /* !passed: what differed */
+} lfa_scenario_result;
+
+/* OWNERSHIP: lfa_scenario_report_free. */
+typedef struct lfa_scenario_report {
+  bool passed;
+  size_t n_results;
+  lfa_scenario_result *results; /* the steps run, in order; when !passed the last one failed */
+} lfa_scenario_report;
+
+/* Applies every step to `h` (an empty history) in order and compares each
+ * outcome and check with the scenario's, stopping at the first difference.
+ * A difference is a verdict (report->passed false), not an error: the
+ * status is LFA_OK. An error is input the run cannot use: a read_version
+ * past the head, a failure to write, memory; its message names the step. */
+lfa_status lfa_scenario_run(lfa_scenario_report *out, lfa_history *h, const lfa_scenario *s, lfa_error *err);
+void lfa_scenario_report_free(lfa_scenario_report *r);
+
+#endif
