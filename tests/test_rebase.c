@@ -1,7 +1,8 @@
 /* test_rebase.c: a change built against an older version and committed on
  * a later head (ref/src/rebase.c through lfa_history_apply), each pair of
  * spec 06-concurrency.md §2 checked against states derived by hand.
- * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5. */
+ * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5, FA-CONC-7,
+ * FA-CONC-8, FA-REMAP-1, FA-REMAP-3. */
 #include "testutil.h"
 
 #include "lfa/history.h"
@@ -141,6 +142,60 @@ static void test_delete_with_delete(void **state) {
   lfa_history_close(&h);
 }
 
+static void test_FA_CONC_4_invalidation_after_compaction(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_history h;
+    lfa_error err = {0};
+    char got[128];
+    setup(&h, stable);
+    lfa_request compact = {.op = LFA_OP_COMPACT};
+    lfa_request inv = invalidate((const uint64_t[]){3, 5}, 2);
+    assert_ok(lfa_history_apply(&h, &compact, 2, &err), &err); /* both fragments become one */
+    assert_int_equal(lfa_history_head(&h)->n_fragments, 1);
+    assert_ok(lfa_history_apply(&h, &inv, 2, &err), &err); /* item 3: remapped (FA-REMAP-1) or by row id */
+    assigned(got, sizeof got, lfa_history_head(&h));
+    assert_string_equal(got, "1 2 4 6 ");
+    lfa_history_close(&h);
+  }
+}
+
+static void test_FA_CONC_5_compaction_after_invalidation(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_history h;
+    lfa_error err = {0};
+    char got[128];
+    setup(&h, stable);
+    lfa_request inv = invalidate((const uint64_t[]){4}, 1);
+    lfa_request compact = {.op = LFA_OP_COMPACT};
+    assert_ok(lfa_history_apply(&h, &inv, 2, &err), &err);
+    assert_ok(lfa_history_apply(&h, &compact, 2, &err), &err); /* states read in P, not R */
+    assigned(got, sizeof got, lfa_history_head(&h));
+    assert_string_equal(got, "1 2 3 5 6 ");
+    lfa_history_close(&h);
+  }
+}
+
+static void test_FA_CONC_7_initialization_racing_an_append(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_error err = {0};
+  setup(&h, false);
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = {1, (const uint64_t[]){7}}, .fields = {1, ID}};
+  lfa_request yes = {.op = LFA_OP_TRACK, .field = "id", .assignment = LFA_ASSIGNED};
+  lfa_request no = {.op = LFA_OP_TRACK, .field = "id", .assignment = LFA_UNASSIGNED};
+  assert_ok(lfa_history_apply(&h, &ap, 2, &err), &err);
+  assert_status(lfa_history_apply(&h, &yes, 2, &err), LFA_ERR_CONFLICT, &err); /* row 7 was never seen */
+  assert_rule(&err, "FA-CONC-7");
+  assert_ok(lfa_history_apply(&h, &no, 2, &err), &err); /* unassigned never conflicts */
+  assert_non_null(lfa_table_tracked(lfa_history_head(&h), 0));
+  lfa_request again = {.op = LFA_OP_TRACK, .field = "id", .assignment = LFA_UNASSIGNED};
+  assert_int_not_equal(lfa_history_apply(&h, &again, 3, &err), LFA_OK); /* [FA-CONC-8] */
+  assert_rule(&err, "FA-CONC-8");
+  lfa_history_close(&h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_CONC_3_two_invalidations_both_kept),
@@ -149,6 +204,9 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_4_rows_moved_by_an_update),
       cmocka_unit_test(test_FA_CONC_5_update_rebuilt_on_the_head),
       cmocka_unit_test(test_delete_with_delete),
+      cmocka_unit_test(test_FA_CONC_4_invalidation_after_compaction),
+      cmocka_unit_test(test_FA_CONC_5_compaction_after_invalidation),
+      cmocka_unit_test(test_FA_CONC_7_initialization_racing_an_append),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

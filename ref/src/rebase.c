@@ -1,11 +1,11 @@
 /* rebase.c: a change built against R, moved onto the head P (lfa/rebase.h,
  * spec 06-concurrency.md). For each intervening commit I, in order:
  *
- *   1. Lance's own conflicts between the two operations (lance-internals
- *      §8); they keep the fragments a change rewrites as they were at R;
- *   2. the sidecar's: fields that left the schema (FA-CONC-6),
+ *   1. the sidecar's conflicts: fields that left the schema (FA-CONC-6),
  *      Initialization(ASSIGNED) racing added rows (FA-CONC-7), the same
  *      field initialized twice (FA-CONC-8);
+ *   2. Lance's own conflicts between the two operations (lance-internals
+ *      §8); they keep the fragments a change rewrites as they were at R;
  *   3. RowChange addresses moved through I (FA-CONC-4).
  *
  * Then, against P: deletion sets merged (Lance's Delete/Delete rebase), and
@@ -414,8 +414,10 @@ lfa_status lfa_rebase(lfa_change *change, const lfa_request *req, const lfa_tabl
   if (r == 0 || r > count) return lfa_fail(err, LFA_ERR_USAGE, NULL, "read version %" PRIu64 " is not in the history", r);
   lfa_status st = LFA_OK;
   for (uint64_t v = r + 1; st == LFA_OK && v <= count; v++) {
-    st = operation_conflicts(&b, change->txn, changes[v - 1].txn, v);
-    if (st == LFA_OK) st = sidecar_conflicts(&b, version(&b, v - 1), version(&b, v), v);
+    /* the sidecar's rules first: an incompatible pair (FA-CONC-8) must not
+     * be reported as retryable just because Lance would also retry it */
+    st = sidecar_conflicts(&b, version(&b, v - 1), version(&b, v), v);
+    if (st == LFA_OK) st = operation_conflicts(&b, change->txn, changes[v - 1].txn, v);
   }
   if (st == LFA_OK) st = move_row_changes(&b);
   const Txn *t = change->txn;
