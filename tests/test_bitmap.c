@@ -72,6 +72,35 @@ static void expect_invalid(const uint8_t *bytes, size_t len, lfa_status want) {
   assert_non_null(err.rule);
 }
 
+/* Run containers of at most 4096 values that end at 65535 encode in the
+ * no-run form. CRoaring 0.2.66's roaring_bitmap_remove_run_compression
+ * writes past its array on them (a uint16_t loop counter wraps), so the
+ * encoder must not use it. Found by fuzz/roundtrip_treemap; reproducer
+ * corpus/roundtrip_treemap/FA-BITMAP-1-run-ending-at-65535.treemap. */
+static void test_FA_BITMAP_1_run_ending_at_65535_encodes(void **state) {
+  (void)state;
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(65000, 65536, 1); /* one run, ends at 65535 */
+  roaring_bitmap_add_range(bm, 3 * 65536 + 65535, 4 * 65536);        /* a one-value run */
+  roaring_bitmap_add_range(bm, UINT32_MAX - 9, (uint64_t)UINT32_MAX + 1);
+  roaring_bitmap_run_optimize(bm);
+  roaring_bitmap_t *back = round_trip(bm);
+  assert_int_equal(roaring_bitmap_get_cardinality(back), 536 + 1 + 10);
+  roaring_bitmap_free(back);
+  roaring_bitmap_free(bm);
+
+  /* The same from the bytes: cookie 12347 (one container, a run), key 0,
+   * card-1 0, one run {start 65535, length-1 0}. */
+  const uint8_t run_form[] = {0x3b, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+                              0x01, 0x00, 0xff, 0xff, 0x00, 0x00};
+  lfa_error err = {0};
+  assert_ok(lfa_bitmap_decode(&bm, run_form, sizeof run_form, &err), &err);
+  back = round_trip(bm);
+  assert_int_equal(roaring_bitmap_get_cardinality(back), 1);
+  assert_true(roaring_bitmap_contains(back, 65535));
+  roaring_bitmap_free(back);
+  roaring_bitmap_free(bm);
+}
+
 static void test_FA_BITMAP_2_unsorted_array_rejected(void **state) {
   (void)state;
   uint8_t b[64];
@@ -209,6 +238,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_BITMAP_1_round_trip_all_container_kinds),
       cmocka_unit_test(test_FA_BITMAP_1_run_form_accepted),
+      cmocka_unit_test(test_FA_BITMAP_1_run_ending_at_65535_encodes),
       cmocka_unit_test(test_FA_BITMAP_2_unsorted_array_rejected),
       cmocka_unit_test(test_FA_BITMAP_2_header_lies_rejected),
       cmocka_unit_test(test_FA_BITMAP_2_bitset_cardinality_checked),

@@ -174,10 +174,18 @@ lfa_status lfa_bitmap_decode(roaring_bitmap_t **out, const uint8_t *data, size_t
 
 lfa_status lfa_bitmap_encode(lfa_buf *out, const roaring_bitmap_t *bitmap, lfa_error *err) {
   /* [FA-BITMAP-1] run containers must be expanded: upstream writers and
-   * older readers know only the 12346 form. */
-  roaring_bitmap_t *plain = roaring_bitmap_copy(bitmap);
+   * older readers know only the 12346 form. The run-free copy is built
+   * value by value (add_many makes only array and bitset containers), not
+   * with roaring_bitmap_remove_run_compression: in CRoaring 0.2.66 that
+   * writes past its array for a run container of at most 4096 values ending
+   * at 65535 (a uint16_t loop counter wraps; found by roundtrip_treemap). */
+  roaring_bitmap_t *plain = roaring_bitmap_create();
   if (plain == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot copy a roaring bitmap");
-  roaring_bitmap_remove_run_compression(plain);
+  roaring_uint32_iterator_t it;
+  uint32_t chunk[1024];
+  roaring_init_iterator(bitmap, &it);
+  for (uint32_t got; (got = roaring_read_uint32_iterator(&it, chunk, 1024)) > 0;)
+    roaring_bitmap_add_many(plain, got, chunk);
   size_t n = roaring_bitmap_portable_size_in_bytes(plain);
   uint8_t *tail;
   lfa_status st = lfa_buf_extend(out, n, &tail, err);
