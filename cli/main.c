@@ -23,6 +23,9 @@ static const char USAGE[] =
     "        outcomes and states) on the reference writer into OUT_DIR\n"
     "  sample OUT_DIR\n"
     "        write a small example dataset (the one the README dumps)\n"
+    "  verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
+    "        audit every version and every commit: each finding names the spec\n"
+    "        requirement, version, file, field and fragment (exit 1 on errors)\n"
     "\n"
     "Run `lfa <command> --help` for the details of one command.\n"
     "Exit status: 0 success, 1 findings (checking commands), 2 unusable input\n"
@@ -38,6 +41,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
+  if (strcmp(argv[1], "verify") == 0) return lfa_cli_verify(argc - 1, argv + 1);
   fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
   return LFA_EXIT_UNUSABLE;
 }

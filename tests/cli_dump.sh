@@ -3,22 +3,8 @@
 # codes, help, and JSON checked against facts stated by hand (the sample's
 # history in ref/src/sample.c, the upstream example's README table, the
 # test-data README). Run by ctest with the built lfa as $1.
-set -uo pipefail
-lfa=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
 
-check() { # name, then a command that must succeed
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
-exits() { # expected status, command...
-  local want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"; local got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; cat "$tmp/cmd.err"; return 1; }
-}
 json() { # dataset, python assertions over `d` (the parsed document)
   "$lfa" dump --json "$1" >"$tmp/d.json" || return 1
   python3 - "$tmp/d.json" "$2" <<'PY'
@@ -94,5 +80,4 @@ check "with one line naming the version and file" bash -c "
   [ -z \"\$('$lfa' dump --json '$tmp/broken' 2>/dev/null)\" ] &&
   [ \"\$('$lfa' dump --json '$tmp/broken' 2>&1 | wc -l)\" -eq 1 ]"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,18 +7,9 @@
 # reads no assignment object), FA-EXPR-9 (a missing object fails, never
 # false), FA-LANCE-7 and FA-LANCE-11 (row id sequences), FA-LANCE-12.
 # Run by ctest with the built lfa as $1.
-set -uo pipefail
-lfa=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
 up=../shared/upstream-layout-example/address-mode-history
 
-check() { # name, then a command that must succeed
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
 fails() { # expected text on stderr, then eval arguments: exit 2, one stderr line, empty stdout
   local want=$1; shift
   "$lfa" eval "$@" >"$tmp/f.out" 2>"$tmp/f.err"; local got=$?
@@ -317,5 +308,4 @@ check "FA-EXPR-4 item 4: a struct is untracked when only its child is" \
 check "FA-EXPR-4 item 3: no such child" fails "unknown field 'meta.nope' ('meta' has no such child)" \
   "$tmp/nested" --field meta.nope
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

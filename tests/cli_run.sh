@@ -5,22 +5,8 @@
 # naming the step and what differed; input that is not a valid scenario
 # exits 2 with its line and column and nothing on stdout. Run by ctest with
 # the built lfa as $1.
-set -uo pipefail
-lfa=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
 
-check() { # name, then a command that must succeed
-  local name=$1; shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then passed=$((passed + 1)); else
-    failed=$((failed + 1)); echo "FAIL: $name"; sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -20; fi
-}
-exits() { # expected status, command...
-  local want=$1; shift
-  "$@" >"$tmp/cmd.out" 2>"$tmp/cmd.err"; local got=$?
-  [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; cat "$tmp/cmd.out" "$tmp/cmd.err"; return 1; }
-}
 says() { # what stderr of the last `exits` must contain
   grep -qF -- "$1" "$tmp/cmd.err" || { echo "stderr does not say: $1"; cat "$tmp/cmd.err"; return 1; }
 }
@@ -201,5 +187,4 @@ refused_input "no setup" "$tmp/no_setup.json" 'the scenario needs "setup"'
 edit "$base" "$tmp/no_reqs.json" 'd["requirements"] = []'
 refused_input "no requirement ids" "$tmp/no_reqs.json" 'requirements must name at least one requirement id'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

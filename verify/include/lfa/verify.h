@@ -1,0 +1,117 @@
+/* verify.h: the verifier (spec/10-verifier.md). It audits a dataset
+ * directory from its metadata only [FA-VERIFY-1]: every version on its own
+ * (static rules), and every commit from its parent P to the version N it
+ * made, driven by N's transaction T (transition rules).
+ *
+ * It reports every finding, not just the first: a finding names the
+ * requirement it breaks, a severity (a broken MUST is an error, a broken
+ * SHOULD a warning [FA-VERIFY-2]; "info" says what could not be decided and
+ * why [FA-VERIFY-5]), the version, the file, the field and fragment when
+ * there is one, and up to LFA_FINDING_ROWS_MAX example row offsets.
+ *
+ *   findings.c    the finding list: add, sort by version, count, free
+ *   static.c      the rules of one version (manifest, objects, state)
+ *   transition.c  the rules of one commit (P, T -> N) and of rewrites
+ *   report.c      text, JSON and JUnit renderings
+ *   verify.c      the walk over `_versions/`
+ */
+#ifndef LFA_VERIFY_H
+#define LFA_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lfa/error.h"
+
+typedef enum lfa_severity {
+  LFA_SEVERITY_ERROR = 0, /* a MUST is broken: the exit status says so */
+  LFA_SEVERITY_WARNING,   /* a SHOULD is broken, or a check could not run where state is at stake */
+  LFA_SEVERITY_INFO       /* a check could not run and no assignment state is at stake */
+} lfa_severity;
+
+enum { LFA_FINDING_ROWS_MAX = 5 };
+
+/* One finding. Strings are owned and hold printable UTF-8 only (control
+ * bytes and invalid sequences from hostile files become '?'), so every
+ * report can print them as they are. */
+typedef struct lfa_finding {
+  const char *rule; /* requirement id, static storage */
+  lfa_severity severity;
+  uint64_t version;
+  char *file; /* relative to the dataset directory; NULL when none */
+  bool has_field;
+  int32_t field_id;
+  char *field_name; /* NULL when the schema has no such field */
+  bool has_fragment;
+  uint64_t fragment_id;
+  size_t n_rows;
+  uint64_t rows[LFA_FINDING_ROWS_MAX]; /* example physical offsets in the fragment */
+  char *message;
+  size_t seq; /* order of discovery, kept among findings of one version */
+} lfa_finding;
+
+/* OWNERSHIP: the list owns its findings; lfa_findings_free releases them.
+ * An allocation failure while adding sets `lost` instead of failing the
+ * caller: the verifier then reports out of memory rather than a clean run. */
+typedef struct lfa_findings {
+  size_t count, cap;
+  lfa_finding *items;
+  bool lost;
+} lfa_findings;
+
+/* Where a finding is. Every member is optional (0 / NULL / false). */
+typedef struct lfa_where {
+  uint64_t version;
+  const char *file;
+  bool has_field;
+  int32_t field_id;
+  const char *field_name;
+  bool has_fragment;
+  uint64_t fragment_id;
+  size_t n_rows;
+  const uint64_t *rows; /* the first LFA_FINDING_ROWS_MAX are kept */
+} lfa_where;
+
+void lfa_findings_add(lfa_findings *list, const lfa_where *where, const char *rule, lfa_severity severity,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Stable sort by version. */
+void lfa_findings_sort(lfa_findings *list);
+size_t lfa_findings_count(const lfa_findings *list, lfa_severity severity);
+/* The first finding with this rule and severity, or NULL. */
+const lfa_finding *lfa_findings_find(const lfa_findings *list, const char *rule, lfa_severity severity);
+void lfa_findings_free(lfa_findings *list);
+/* "error", "warning", "info". */
+const char *lfa_severity_name(lfa_severity severity);
+
+typedef struct lfa_verify_options {
+  bool has_from; /* check versions from `from` (and the commit that made it) */
+  uint64_t from;
+  bool has_to; /* ... up to `to` */
+  uint64_t to;
+} lfa_verify_options;
+
+typedef struct lfa_verify_result {
+  size_t versions_checked;
+  uint64_t *versions; /* the versions checked, ascending; owned */
+  lfa_findings findings; /* sorted by version */
+} lfa_verify_result;
+
+/* Verifies the dataset at `dir`. Findings are not failures: the call
+ * returns LFA_OK with them in out->findings. It fails only when the input
+ * cannot be read at all (no `_versions/`, no version in the range, mixed
+ * version naming) or memory runs out. `options` may be NULL (every version).
+ * OWNERSHIP: free *out with lfa_verify_result_free, also after a failure. */
+lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa_verify_options *options,
+                              lfa_error *err);
+void lfa_verify_result_free(lfa_verify_result *result);
+
+/* Renderings (report.c). The JSON shape is documented in README.md
+ * ("lfa verify") and only grows. JUnit: one test case per version checked,
+ * failed when that version has an error finding. */
+void lfa_verify_print_text(FILE *out, const lfa_verify_result *result, const char *dataset);
+void lfa_verify_print_json(FILE *out, const lfa_verify_result *result, const char *dataset);
+void lfa_verify_print_junit(FILE *out, const lfa_verify_result *result, const char *dataset);
+
+#endif

@@ -1,0 +1,59 @@
+/* internal.h: what the files of verify/src share. Not installed. */
+#ifndef LFA_VERIFY_INTERNAL_H
+#define LFA_VERIFY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lfa/dataset.h"
+#include "lfa/table.h"
+#include "lfa/verify.h"
+
+/* One version as the static checks left it. */
+typedef struct vf_version {
+  uint64_t version;
+  char manifest_path[64]; /* "_versions/<name>", for findings */
+  bool decoded;           /* the manifest protobuf could be read */
+  bool tracked;           /* ... and it has at least one descriptor */
+  bool loadable;          /* snapshot opened, every field loaded, model sound: */
+  lfa_snapshot snap;      /* these two are valid, and transitions may use them */
+  lfa_table table;
+} vf_version;
+
+/* What every check needs: where the dataset is and where findings go. */
+typedef struct vf_ctx {
+  const char *dir;
+  lfa_findings *findings;
+  const lfa_version_list *versions; /* the listing of `dir` */
+} vf_ctx;
+
+/* static.c: the rules of one version. Findings go to c->findings; the
+ * call fails only when memory runs out. *out is freed with
+ * vf_version_free whatever happens. */
+lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err);
+/* The same, with findings thrown away: a version needed as a parent or a
+ * restore source but outside the range the user asked about. */
+lfa_status vf_load_quietly(vf_version *out, const char *dir, const lfa_version_entry *entry, lfa_error *err);
+void vf_version_free(vf_version *v);
+
+/* transition.c: the commit that made `n`, from `p` (NULL when n is the
+ * first version listed). */
+lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_version *n, lfa_error *err);
+
+/* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
+void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);
+
+/* Records that a finding could not be allocated; returns false. */
+bool vf_out_of_memory(const vf_ctx *c);
+
+/* The schema name of a field of a manifest, or NULL. */
+const char *vf_field_name(const Lance__Table__Manifest *m, int32_t field_id);
+
+/* Fills `where` with the fragment id, field id and file an error message
+ * names, when it names them and `where` has none yet ("... fragment 3 ...",
+ * "field 2: ...", "... _deletions/3-1-7.arrow: ..."). `file_buf` holds the
+ * file; it must outlive `where`. The field is taken only with a manifest
+ * `m` to name it from. */
+void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const Lance__Table__Manifest *m);
+
+#endif

@@ -1,0 +1,566 @@
+/* static.c: the rules of one version (spec/10-verifier.md §2).
+ *
+ * Every problem is reported, not only the first [issue 5]. So the manifest
+ * rules run here on the protobuf, each on its own: schema ids (FA-LANCE-9),
+ * fragments (FA-LANCE-5, FA-LANCE-8, FA-LANCE-12, FA-LANCE-13), data files
+ * (FA-LANCE-6, FA-LANCE-15), descriptors (FA-STORE-1 to FA-STORE-4,
+ * FA-STORE-13), feature bits (FA-FLAG-1 to FA-FLAG-3) and the version field
+ * (FA-LANCE-18). Then the shared reader (lfa/dataset.h) opens the snapshot
+ * (transaction, deletion files, row ids: one finding when it fails) and
+ * loads each tracked field on its own (one finding per field that fails,
+ * the others still checked), and the objects' paths (FA-STORE-7) and
+ * fields (FA-ROOT-8, FA-STORE-13) are checked, and with stable row ids the
+ * uniqueness of live ids (FA-LANCE-14).
+ *
+ * A version that loads and whose model is sound is "loadable": the
+ * transition checks may use it. Reader limits are reported under
+ * FA-LIMIT-2, as warnings, never as violations [FA-VERIFY-6]. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "lfa/pb.h"
+
+typedef Lance__Table__Manifest Manifest;
+typedef Lance__Table__FieldAssignmentFile AssignmentFile;
+
+enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4, DUPLICATE_IDS_SHOWN = 5 };
+
+/* ---- helpers shared with transition.c -------------------------------------- */
+
+const char *vf_field_name(const Manifest *m, int32_t field_id) {
+  for (size_t i = 0; m != NULL && i < m->n_fields; i++)
+    if (m->fields[i]->id == field_id) return m->fields[i]->name;
+  return NULL;
+}
+
+bool vf_out_of_memory(const vf_ctx *c) {
+  c->findings->lost = true;
+  return false;
+}
+
+static bool path_char(char ch) { return ch != ' ' && ch != ':' && ch != ',' && ch != ')' && ch != '\'' && ch != '\0'; }
+
+/* The innermost file a message names: reader errors are prefixed from the
+ * inside out, so the last path is the object that failed. */
+static void locate_file(lfa_where *where, char *buf, size_t cap, const char *msg) {
+  static const char *const DIRS[] = {"_field_assignments/", "_deletions/", "_transactions/", "_versions/"};
+  const char *best = NULL;
+  for (size_t d = 0; d < sizeof DIRS / sizeof DIRS[0]; d++)
+    for (const char *p = strstr(msg, DIRS[d]); p != NULL; p = strstr(p + 1, DIRS[d]))
+      if (best == NULL || p > best) best = p;
+  if (best == NULL) return;
+  size_t n = 0;
+  while (path_char(best[n]) && n + 1 < cap) n++;
+  memcpy(buf, best, n);
+  buf[n] = '\0';
+  where->file = buf;
+}
+
+void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const Manifest *m) {
+  const char *last = NULL;
+  for (const char *p = strstr(msg, "fragment "); p != NULL; p = strstr(p + 1, "fragment "))
+    if (p[9] >= '0' && p[9] <= '9') last = p + 9;
+  if (last != NULL && !where->has_fragment) {
+    where->has_fragment = true;
+    where->fragment_id = strtoull(last, NULL, 10);
+  }
+  const char *field = strstr(msg, "field ");
+  for (; field != NULL && !(field[6] >= '0' && field[6] <= '9'); field = strstr(field + 1, "field ")) continue;
+  if (field != NULL && !where->has_field && m != NULL) {
+    where->has_field = true;
+    where->field_id = (int32_t)strtol(field + 6, NULL, 10);
+    where->field_name = vf_field_name(m, where->field_id);
+  }
+  if (cap > 0) locate_file(where, file_buf, cap, msg);
+}
+
+/* A reader call's failure as one finding. `fallback` names the rule when
+ * the reader gave none (a missing file, bytes that are not protobuf). */
+static void report_failure(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback) {
+  char file[LFA_PATH_BYTES_MAX];
+  vf_locate(&w, file, sizeof file, e->msg, NULL);
+  if (e->status == LFA_ERR_LIMIT) /* [FA-VERIFY-6] a limit says nothing about the dataset */
+    lfa_findings_add(c->findings, &w, "FA-LIMIT-2", LFA_SEVERITY_WARNING,
+                     "not checked: over a reader limit of lfa (not a violation): %s", e->msg);
+  else
+    lfa_findings_add(c->findings, &w, e->rule ? e->rule : fallback, LFA_SEVERITY_ERROR, "%s", e->msg);
+}
+
+static lfa_where at(const vf_version *v) { return (lfa_where){.version = v->version, .file = v->manifest_path}; }
+
+static lfa_where at_field(const vf_version *v, const Manifest *m, int32_t field_id) {
+  lfa_where w = at(v);
+  w.has_field = true, w.field_id = field_id, w.field_name = vf_field_name(m, field_id);
+  return w;
+}
+
+static lfa_where at_fragment(const vf_version *v, uint64_t fragment_id) {
+  lfa_where w = at(v);
+  w.has_fragment = true, w.fragment_id = fragment_id;
+  return w;
+}
+
+/* ---- the manifest file --------------------------------------------------------- */
+
+/* The manifest protobuf without the descriptor rules. Only called after
+ * lfa_manifest_file_decode accepted the framing and stopped at its last
+ * step, the descriptor rules, where the verifier wants every problem. */
+static lfa_status unpack_raw(Manifest **out, const lfa_buf *b, lfa_error *err) {
+  if (b->len < FOOTER_BYTES + PREFIX_BYTES) return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1", "manifest framing");
+  uint64_t end = b->len - FOOTER_BYTES, pos = lfa_load_u64le(b->data + end); /* bounds rechecked all the same */
+  uint32_t n = pos <= end && end - pos >= PREFIX_BYTES ? lfa_load_u32le(b->data + pos) : 0;
+  if (pos > end || end - pos < PREFIX_BYTES || n != end - pos - PREFIX_BYTES)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1", "manifest framing");
+  return lfa_pb_unpack((ProtobufCMessage **)out, &lance__table__manifest__descriptor, b->data + pos + PREFIX_BYTES, n,
+                       "manifest", err);
+}
+
+static bool descriptor_rule(const char *rule) {
+  return rule != NULL && (strcmp(rule, "FA-STORE-1") == 0 || strcmp(rule, "FA-STORE-3") == 0 ||
+                          strcmp(rule, "FA-STORE-4") == 0);
+}
+
+/* Reads and decodes the manifest file. *m is the manifest to check (in
+ * *mf, or in *raw when only the descriptor rules failed), NULL when it
+ * cannot be read (reported). Fails only when memory runs out. */
+static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manifest **raw, const vf_version *v,
+                                const vf_ctx *c, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_buf bytes = {0};
+  lfa_error e = {0};
+  *m = NULL, *raw = NULL;
+  lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
+  if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
+  if (st == LFA_OK) *m = mf->manifest;
+  else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
+  lfa_buf_free(&bytes);
+  if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
+  if (*m == NULL) report_failure(c, at(v), &e, "FA-LANCE-1"); /* [FA-LANCE-1] not a manifest file */
+  return LFA_OK;
+}
+
+/* ---- manifest rules ------------------------------------------------------------- */
+
+typedef struct id_at {
+  int64_t id;
+  size_t index; /* position in the list it comes from */
+} id_at;
+
+static int by_id_then_index(const void *a, const void *b) {
+  const id_at *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The first entry of `id` in ids sorted by id then index, or NULL. */
+static const id_at *find_id(const id_at *ids, size_t n, int64_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ids[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && ids[lo].id == id ? &ids[lo] : NULL;
+}
+
+/* [FA-LANCE-9] schema ids unique, every parent before its children. Model
+ * breaking: nothing can be said about a field whose id is ambiguous. */
+static bool check_schema(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  size_t n = m->n_fields;
+  id_at *ids = malloc((n ? n : 1) * sizeof *ids);
+  if (ids == NULL) return !vf_out_of_memory(c); /* broken: nothing more can be said */
+  for (size_t i = 0; i < n; i++) ids[i] = (id_at){m->fields[i]->id, i};
+  qsort(ids, n, sizeof *ids, by_id_then_index);
+  bool broken = false;
+  for (size_t i = 1; i < n; i++)
+    if (ids[i].id == ids[i - 1].id) {
+      lfa_where w = at_field(v, m, (int32_t)ids[i].id);
+      lfa_findings_add(c->findings, &w, "FA-LANCE-9", LFA_SEVERITY_ERROR,
+                       "schema field id %" PRId64 " appears twice (schema positions %zu and %zu)", ids[i].id,
+                       ids[i - 1].index, ids[i].index);
+      broken = true;
+    }
+  for (size_t i = 0; i < n; i++) {
+    const Lance__File__Field *f = m->fields[i];
+    if (f->parent_id == -1) continue;
+    const id_at *parent = find_id(ids, n, f->parent_id);
+    if (parent != NULL && parent->index < i) continue;
+    lfa_where w = at_field(v, m, f->id);
+    lfa_findings_add(c->findings, &w, "FA-LANCE-9", LFA_SEVERITY_ERROR,
+                     parent ? "field %d comes before its parent %d in the schema"
+                            : "field %d names parent %d, which is not in the schema",
+                     f->id, f->parent_id);
+    broken = true;
+  }
+  free(ids);
+  return broken;
+}
+
+/* [FA-LANCE-5] [FA-LANCE-8] [FA-LANCE-12] [FA-LANCE-13]. Model breaking:
+ * ambiguous ids, unknown row counts, rows without an address. */
+static bool check_fragments(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  bool broken = false, tracked = m->n_field_assignment_states > 0;
+  uint64_t max_id = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    const Lance__Table__DataFragment *f = m->fragments[i];
+    lfa_where w = at_fragment(v, f->id);
+    if (i > 0 && f->id <= m->fragments[i - 1]->id) {
+      lfa_findings_add(c->findings, &w, "FA-LANCE-5", LFA_SEVERITY_ERROR, "fragment id %" PRIu64 " %s fragment %" PRIu64,
+                       f->id, f->id == m->fragments[i - 1]->id ? "repeats" : "comes after", m->fragments[i - 1]->id);
+      broken = true;
+    }
+    if (tracked && f->physical_rows == 0) {
+      lfa_findings_add(c->findings, &w, "FA-LANCE-12", LFA_SEVERITY_ERROR,
+                       "physical_rows is 0 (unknown) in a manifest with assignment descriptors");
+      broken = true;
+    }
+    if (tracked && f->id > UINT32_MAX) {
+      lfa_findings_add(c->findings, &w, "FA-LANCE-13", LFA_SEVERITY_ERROR,
+                       "fragment id %" PRIu64 " is not below 2^32: its rows have no row address", f->id);
+      broken = true;
+    }
+    if (i == 0 || f->id > max_id) max_id = f->id;
+  }
+  if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID && m->n_fragments > 0 &&
+      m->max_fragment_id < max_id) {
+    lfa_where w = at_fragment(v, max_id);
+    lfa_findings_add(c->findings, &w, "FA-LANCE-8", LFA_SEVERITY_ERROR,
+                     "max_fragment_id is %u, below fragment id %" PRIu64 ": a later commit could reuse an id",
+                     (unsigned)m->max_fragment_id, max_id);
+  }
+  return broken;
+}
+
+/* The field ids one fragment's data files list, with the file of each. */
+static void check_fragment_files(const vf_ctx *c, const vf_version *v, const Manifest *m,
+                                 const Lance__Table__DataFragment *f, id_at *ids) {
+  size_t n = 0;
+  lfa_where w = at_fragment(v, f->id);
+  for (size_t k = 0; k < f->n_files; k++)
+    for (size_t j = 0; j < f->files[k]->n_fields; j++) {
+      int32_t id = f->files[k]->fields[j];
+      if (id >= 0) ids[n++] = (id_at){id, k};
+      else if (id != -2) /* [FA-LANCE-15] an id or the tombstone, nothing else */
+        lfa_findings_add(c->findings, &w, "FA-LANCE-15", LFA_SEVERITY_ERROR,
+                         "data file '%s' lists field %d: neither a field id nor the tombstone -2", f->files[k]->path, id);
+    }
+  qsort(ids, n, sizeof *ids, by_id_then_index);
+  for (size_t i = 1; i < n; i++) {
+    if (ids[i].id != ids[i - 1].id || (i > 1 && ids[i - 1].id == ids[i - 2].id)) continue; /* once per id */
+    lfa_where wf = w;
+    wf.has_field = true, wf.field_id = (int32_t)ids[i].id, wf.field_name = vf_field_name(m, wf.field_id);
+    const char *a = f->files[ids[i - 1].index]->path, *b = f->files[ids[i].index]->path;
+    if (ids[i].index == ids[i - 1].index)
+      lfa_findings_add(c->findings, &wf, "FA-LANCE-15", LFA_SEVERITY_ERROR, "data file '%s' lists field %" PRId64 " twice",
+                       a, ids[i].id);
+    else /* [FA-LANCE-6] which file holds the field's values would be ambiguous */
+      lfa_findings_add(c->findings, &wf, "FA-LANCE-6", LFA_SEVERITY_ERROR,
+                       "field %" PRId64 " is stored by two data files of the fragment ('%s' and '%s')", ids[i].id, a, b);
+  }
+}
+
+static void check_data_files(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  size_t most = 1;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    size_t n = 0;
+    for (size_t k = 0; k < m->fragments[i]->n_files; k++) n += m->fragments[i]->files[k]->n_fields;
+    if (n > most) most = n;
+  }
+  id_at *ids = malloc(most * sizeof *ids);
+  if (ids == NULL) {
+    vf_out_of_memory(c);
+    return;
+  }
+  for (size_t i = 0; i < m->n_fragments; i++) check_fragment_files(c, v, m, m->fragments[i], ids);
+  free(ids);
+}
+
+static bool in_schema(const Manifest *m, int32_t id) {
+  for (size_t i = 0; i < m->n_fields; i++)
+    if (m->fields[i]->id == id) return true;
+  return false;
+}
+
+/* [FA-STORE-1] to [FA-STORE-4], [FA-STORE-13] on every descriptor. The
+ * reader rules among them (1, 3, 4) make the version unreadable. */
+static bool check_descriptors(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  bool broken = false;
+  for (size_t i = 0; i < m->n_field_assignment_states; i++) {
+    const Lance__Table__FieldAssignmentState *d = m->field_assignment_states[i];
+    lfa_where w = at_field(v, m, d->field_id);
+    size_t first = i;
+    for (size_t j = 0; j < i && first == i; j++)
+      if (m->field_assignment_states[j]->field_id == d->field_id) first = j;
+    if (first < i) {
+      lfa_findings_add(c->findings, &w, "FA-STORE-1", LFA_SEVERITY_ERROR,
+                       "field %d has two assignment descriptors (entries %zu and %zu): readers reject the manifest",
+                       d->field_id, first, i);
+      broken = true;
+    } else if (i > 0 && d->field_id < m->field_assignment_states[i - 1]->field_id) {
+      lfa_findings_add(c->findings, &w, "FA-STORE-2", LFA_SEVERITY_ERROR,
+                       "descriptors are not sorted by field id: %d follows %d", d->field_id,
+                       m->field_assignment_states[i - 1]->field_id);
+    }
+    if (!in_schema(m, d->field_id)) {
+      lfa_findings_add(c->findings, &w, "FA-STORE-3", LFA_SEVERITY_ERROR,
+                       "assignment descriptor %zu names field %d, which is not in the schema", i, d->field_id);
+      broken = true;
+    }
+    if (d->root == NULL || d->root->path == NULL || d->root->path[0] == '\0') {
+      lfa_findings_add(c->findings, &w, "FA-STORE-4", LFA_SEVERITY_ERROR, "the descriptor of field %d has %s",
+                       d->field_id, d->root == NULL ? "no root" : "a root with an empty path");
+      broken = true;
+    } else if (d->root->has_inline_bytes) {
+      w.file = d->root->path;
+      lfa_findings_add(c->findings, &w, "FA-STORE-13", LFA_SEVERITY_ERROR,
+                       "the root of field %d carries inline_bytes (field 4 of a later upstream iteration)", d->field_id);
+    }
+  }
+  return broken;
+}
+
+void vf_writer_of(char *out, size_t cap, const Manifest *m) {
+  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
+  if (wv == NULL) snprintf(out, cap, "no writer_version");
+  else snprintf(out, cap, "writer_version %s %s", wv->library ? wv->library : "?", wv->version ? wv->version : "?");
+}
+
+/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: bit 256 follows the descriptors. The
+ * writer is named: a cleared bit is what an older writer leaves [FA-FLAG-6]. */
+static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  bool tracked = m->n_field_assignment_states > 0;
+  bool wbit = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
+  bool rbit = (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
+  char writer[160];
+  vf_writer_of(writer, sizeof writer, m);
+  lfa_where w = at(v);
+  if (tracked && !wbit)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
+                     "%zu assignment descriptors but writer feature bit 256 is clear: writers that do not keep the "
+                     "state can commit (%s)", m->n_field_assignment_states, writer);
+  if (!tracked && wbit)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
+                     "writer feature bit 256 is set but the manifest has no assignment descriptor (%s)", writer);
+  if (tracked && wbit && !rbit)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-2", LFA_SEVERITY_WARNING,
+                     "reader feature bit 256 is not set: released Lance versions can open this dataset and commit "
+                     "without keeping its assignment state (%s)", writer);
+  if (!tracked && rbit)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-3", LFA_SEVERITY_ERROR,
+                     "reader feature bit 256 is set but the manifest has no assignment descriptor (%s)", writer);
+}
+
+/* Every manifest rule. True when the model is broken: the snapshot is then
+ * not opened and no transition uses the version. */
+static bool check_manifest(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  bool broken = false;
+  if (m->version != v->version) { /* [FA-LANCE-18] */
+    lfa_where w = at(v);
+    lfa_findings_add(c->findings, &w, "FA-LANCE-18", LFA_SEVERITY_ERROR,
+                     "the manifest records version %" PRIu64 ", its file name version %" PRIu64, m->version, v->version);
+    broken = true;
+  }
+  broken |= check_schema(c, v, m);
+  broken |= check_fragments(c, v, m);
+  check_data_files(c, v, m);
+  broken |= check_descriptors(c, v, m);
+  check_flags(c, v, m);
+  return broken;
+}
+
+/* ---- objects ------------------------------------------------------------------------ */
+
+static bool is_uuid_v4(const char *s, size_t n) {
+  if (n != 36 || s[14] != '4' || strchr("89ab", s[19]) == NULL || s[19] == '\0') return false;
+  for (size_t i = 0; i < n; i++) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+    if (dash ? s[i] != '-' : !hex) return false;
+  }
+  return true;
+}
+
+/* [FA-STORE-7] `<prefix><uuid v4><ext>`. A warning only: upstream reuses a
+ * root under the old id after a cast (FA-CAST-3), and readers never care. */
+static void check_layout(const vf_ctx *c, lfa_where w, const char *path, const char *prefix, const char *ext) {
+  size_t np = strlen(prefix), ne = strlen(ext), n = strlen(path);
+  bool ok = n > np + ne && strncmp(path, prefix, np) == 0 && strcmp(path + n - ne, ext) == 0 &&
+            is_uuid_v4(path + np, n - np - ne);
+  if (ok) return;
+  w.file = path;
+  lfa_findings_add(c->findings, &w, "FA-STORE-7", LFA_SEVERITY_WARNING,
+                   "object path '%s' is not %s<uuid v4>%s", path, prefix, ext);
+}
+
+/* Layout and fields of a loaded field's root and partials: [FA-STORE-7],
+ * [FA-ROOT-8] (no field beyond those defined, so the empty root stays 0
+ * bytes), [FA-STORE-13] (no inline bytes on a partial). */
+static void check_objects(const vf_ctx *c, const vf_version *v, const lfa_tracked_field *t) {
+  const Manifest *m = v->snap.file.manifest;
+  lfa_where w = at_field(v, m, t->field_id);
+  char prefix[96];
+  w.file = t->root_file->path;
+  if (t->root->base.n_unknown_fields > 0)
+    lfa_findings_add(c->findings, &w, "FA-ROOT-8", LFA_SEVERITY_ERROR,
+                     "the root holds %u protobuf fields this format does not define", t->root->base.n_unknown_fields);
+  for (size_t k = 0; k < t->root->n_fragments; k++) {
+    const lfa_root_entry *e = t->root->fragments[k];
+    lfa_where we = w;
+    we.has_fragment = true, we.fragment_id = e->fragment_id;
+    if (e->base.n_unknown_fields > 0)
+      lfa_findings_add(c->findings, &we, "FA-ROOT-8", LFA_SEVERITY_ERROR,
+                       "root entry %zu holds protobuf fields this format does not define", k);
+    if (e->state_case != LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL || e->partial == NULL) continue;
+    we.file = e->partial->path;
+    if (e->partial->has_inline_bytes)
+      lfa_findings_add(c->findings, &we, "FA-STORE-13", LFA_SEVERITY_ERROR,
+                       "the partial of fragment %" PRIu64 " carries inline_bytes (field 4 of a later upstream iteration)",
+                       e->fragment_id);
+    snprintf(prefix, sizeof prefix, "_field_assignments/bitmaps/%d/%" PRIu64 "/", t->field_id, e->fragment_id);
+    check_layout(c, we, e->partial->path, prefix, ".rbm");
+  }
+}
+
+/* Loads every tracked field on its own: a failure is one finding for that
+ * field, and the others are still checked. *all_loaded says whether each
+ * one loaded. */
+static lfa_status load_fields(bool *all_loaded, vf_version *v, const vf_ctx *c, lfa_error *err) {
+  const Manifest *m = v->snap.file.manifest;
+  *all_loaded = true;
+  for (size_t i = 0; i < v->snap.n_tracked; i++) {
+    const lfa_tracked_field *t = &v->snap.tracked[i];
+    lfa_where w = at_field(v, m, t->field_id);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "_field_assignments/roots/%d/", t->field_id);
+    check_layout(c, w, t->root_file->path, prefix, ".root");
+    lfa_error e = {0};
+    if (lfa_snapshot_load_field(&v->snap, c->dir, i, &e) == LFA_OK) {
+      check_objects(c, v, t);
+      continue;
+    }
+    if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    w.file = t->root_file->path;
+    /* no rule from the reader: the object is missing [FA-STORE-5] or is not a root protobuf [FA-ROOT-1] */
+    report_failure(c, w, &e, e.status == LFA_ERR_PROTO ? "FA-ROOT-1" : "FA-STORE-5");
+    *all_loaded = false;
+  }
+  return LFA_OK;
+}
+
+/* ---- the snapshot ----------------------------------------------------------------- */
+
+/* The rule behind a failure of lfa_snapshot_open that names none: a file
+ * the manifest points at is missing or is not protobuf. */
+static const char *open_fallback(const char *msg) {
+  if (strstr(msg, "_transactions/") != NULL) return "FA-LANCE-10"; /* the transaction it names */
+  if (strstr(msg, "_deletions/") != NULL) return "FA-LANCE-16";    /* the deletion file it names */
+  if (strstr(msg, "row id") != NULL) return "FA-LANCE-7";
+  return "FA-LANCE-1";
+}
+
+typedef struct live_id {
+  uint64_t id;
+  uint64_t fragment_id;
+  uint64_t offset;
+} live_id;
+
+static int by_row_id(const void *a, const void *b) {
+  const live_id *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* [FA-LANCE-14] with stable row ids no two live rows share an id. */
+static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
+  const lfa_snapshot *s = &v->snap;
+  const Manifest *m = s->file.manifest;
+  size_t n = 0, cap = 0, shown = 0, dup = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) cap += (size_t)s->row_ids[i].count;
+  live_id *ids = malloc((cap ? cap : 1) * sizeof *ids);
+  if (ids == NULL) {
+    vf_out_of_memory(c);
+    return;
+  }
+  for (size_t i = 0; i < m->n_fragments; i++)
+    for (uint64_t o = 0; o < s->row_ids[i].count; o++)
+      if (s->deleted[i] == NULL || !roaring_bitmap_contains(s->deleted[i], (uint32_t)o))
+        ids[n++] = (live_id){s->row_ids[i].ids[o], m->fragments[i]->id, o};
+  qsort(ids, n, sizeof *ids, by_row_id);
+  for (size_t i = 1; i < n; i++) {
+    if (ids[i].id != ids[i - 1].id) continue;
+    dup++;
+    if (shown++ >= DUPLICATE_IDS_SHOWN) continue;
+    lfa_where w = at_fragment(v, ids[i].fragment_id);
+    w.n_rows = 1, w.rows = &ids[i].offset;
+    lfa_findings_add(c->findings, &w, "FA-LANCE-14", LFA_SEVERITY_ERROR,
+                     "live rows (%" PRIu64 ", %" PRIu64 ") and (%" PRIu64 ", %" PRIu64 ") share row id %" PRIu64,
+                     ids[i - 1].fragment_id, ids[i - 1].offset, ids[i].fragment_id, ids[i].offset, ids[i].id);
+  }
+  if (dup > DUPLICATE_IDS_SHOWN) {
+    lfa_where w = at(v);
+    lfa_findings_add(c->findings, &w, "FA-LANCE-14", LFA_SEVERITY_ERROR,
+                     "%zu live rows in all repeat a row id (the first %d are listed)", dup, DUPLICATE_IDS_SHOWN);
+  }
+  free(ids);
+}
+
+/* Opens the snapshot, loads its fields, and builds its table when all of
+ * it is sound. */
+static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
+  lfa_error e = {0};
+  if (lfa_snapshot_open(&v->snap, c->dir, entry, &e) != LFA_OK) {
+    if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    report_failure(c, at(v), &e, open_fallback(e.msg));
+    return LFA_OK;
+  }
+  bool loaded = false;
+  lfa_status st = load_fields(&loaded, v, c, err);
+  if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v);
+  if (st == LFA_OK && loaded) {
+    st = lfa_table_from_snapshot(&v->table, &v->snap, err);
+    v->loadable = st == LFA_OK;
+  }
+  if (!v->loadable) lfa_snapshot_free(&v->snap); /* nothing uses it: keep memory to one version */
+  return st;
+}
+
+lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  out->version = entry->version;
+  snprintf(out->manifest_path, sizeof out->manifest_path, "_versions/%s", entry->name);
+  lfa_manifest_file mf = {0};
+  Manifest *raw = NULL;
+  const Manifest *m = NULL;
+  lfa_status st = read_manifest(&m, &mf, &raw, out, c, err);
+  bool broken = raw != NULL; /* a reader rule on descriptors failed: readers reject the version */
+  if (st == LFA_OK && m != NULL) {
+    out->decoded = true;
+    out->tracked = m->n_field_assignment_states > 0;
+    broken |= check_manifest(c, out, m);
+  }
+  lfa_manifest_file_free(&mf);
+  lfa_pb_free(raw);
+  if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, err);
+  if (st == LFA_OK && c->findings->lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording findings");
+  return st;
+}
+
+lfa_status vf_load_quietly(vf_version *out, const char *dir, const lfa_version_entry *entry, lfa_error *err) {
+  lfa_findings ignored = {0};
+  vf_ctx quiet = {dir, &ignored, NULL};
+  lfa_status st = vf_check_version(out, &quiet, entry, err);
+  lfa_findings_free(&ignored);
+  return st;
+}
+
+void vf_version_free(vf_version *v) {
+  if (v->loadable) {
+    lfa_table_free(&v->table);
+    lfa_snapshot_free(&v->snap);
+  }
+  memset(v, 0, sizeof *v);
+}

@@ -1,0 +1,77 @@
+/* verify.c: the walk over a dataset's versions (lfa/verify.h).
+ *
+ * Versions are checked in order, one at a time: the static rules of
+ * version v (static.c), then the commit that made v from v-1
+ * (transition.c). Only v-1 and v are held in memory. A version that cannot
+ * be decoded is a finding, and the next ones are still checked
+ * [FA-VERIFY-5]. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static bool in_range(const lfa_verify_options *o, uint64_t v) {
+  return (!o->has_from || v >= o->from) && (!o->has_to || v <= o->to);
+}
+
+/* The parent of entry i: the previous listed version when it is v-1. It is
+ * already checked when inside the range; otherwise it is loaded quietly
+ * (its findings belong to a version the user did not ask about). */
+static lfa_status parent_of(vf_version *prev, bool *have, const vf_ctx *c, size_t i, lfa_error *err) {
+  const lfa_version_list *l = c->versions;
+  if (*have && prev->version + 1 == l->entries[i].version) return LFA_OK;
+  if (*have) vf_version_free(prev);
+  *have = false;
+  if (i == 0 || l->entries[i - 1].version + 1 != l->entries[i].version) return LFA_OK;
+  lfa_status st = vf_load_quietly(prev, c->dir, &l->entries[i - 1], err);
+  *have = st == LFA_OK;
+  return st;
+}
+
+static lfa_status walk(lfa_verify_result *out, const vf_ctx *c, const lfa_verify_options *o, lfa_error *err) {
+  const lfa_version_list *l = c->versions;
+  vf_version prev, cur;
+  bool have_prev = false;
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < l->count; i++) {
+    if (!in_range(o, l->entries[i].version)) continue;
+    st = parent_of(&prev, &have_prev, c, i, err);
+    if (st == LFA_OK) st = vf_check_version(&cur, c, &l->entries[i], err);
+    if (st == LFA_OK) st = vf_check_commit(c, have_prev ? &prev : NULL, &cur, err);
+    if (have_prev) vf_version_free(&prev);
+    prev = cur, have_prev = true; /* cur is always initialized by vf_check_version */
+    out->versions[out->versions_checked++] = l->entries[i].version;
+  }
+  if (have_prev) vf_version_free(&prev);
+  return st;
+}
+
+lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa_verify_options *options,
+                              lfa_error *err) {
+  static const lfa_verify_options ALL = {0};
+  const lfa_verify_options *o = options ? options : &ALL;
+  memset(out, 0, sizeof *out);
+  lfa_version_list versions;
+  lfa_names names;
+  lfa_status st = lfa_dataset_versions(&versions, &names, dir, err);
+  if (st != LFA_OK) return st;
+  out->versions = calloc(versions.count + 1, sizeof *out->versions);
+  vf_ctx c = {dir, &out->findings, &versions};
+  if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  if (st == LFA_OK) st = walk(out, &c, o, err);
+  if (st == LFA_OK && out->versions_checked == 0)
+    st = lfa_fail(err, LFA_ERR_USAGE, NULL, "no version in the range asked for (the dataset has versions %" PRIu64
+                  " to %" PRIu64 ")", versions.entries[0].version, versions.entries[versions.count - 1].version);
+  if (st == LFA_OK && out->findings.lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording findings");
+  lfa_findings_sort(&out->findings);
+  lfa_version_list_free(&versions);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+void lfa_verify_result_free(lfa_verify_result *r) {
+  lfa_findings_free(&r->findings);
+  free(r->versions);
+  memset(r, 0, sizeof *r);
+}
