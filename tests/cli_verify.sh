@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_verify.sh: `lfa verify` from the outside: exit codes, help, the text,
 # JSON and JUnit outputs, the version range, valid histories (no error
-# finding) and a broken copy of the sample (error findings, exit 1).
+# finding) and a broken copy of the sample (error findings, exit 1), the
+# same in --full mode (every snapshot from scratch).
 # Covers FA-VERIFY-2 (each finding names rule, version, file, field,
 # fragment), FA-VERIFY-4 (FA-FLAG-2 only warns), FA-VERIFY-5 (what cannot be
 # checked is said), FA-FLAG-1 and FA-STORE-5 (the injected faults).
@@ -75,6 +76,10 @@ hits = [f for f in E if f["rule"] == "FA-STORE-5"]
 assert hits and all(f["field_id"] == 2 and f["field"] == "embedding" and f["file"].startswith("_field_assignments/roots/2/") for f in hits), hits
 assert any(f["rule"] == "FA-VERIFY-5" for f in d["findings"])
 '
+check "--full is in --help" bash -c "'$lfa' verify --help | grep -q -- '--full'"
+check "--full: exit 1 on the same faults" exits 1 "$lfa" verify "$tmp/b" --full
+check "--full reports the same findings as the default run" bash -c "
+  '$lfa' verify --json '$tmp/b' >'$tmp/inc.json'; '$lfa' verify --json --full '$tmp/b' >'$tmp/full.json'; cmp -s '$tmp/inc.json' '$tmp/full.json'"
 check "text output names rule, version and file" bash -c "
   '$lfa' verify '$tmp/b' | grep -E -q '^version [0-9]+: error FA-STORE-5 _field_assignments/roots/2/.* field 2 \\(embedding\\)'"
 

@@ -82,10 +82,33 @@ static void put_file(const char *dir, const char *rel, const uint8_t *data, size
 
 /* ---- verifying ------------------------------------------------------------------------ */
 
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* [issue 5 item 6] the incremental run (objects decoded once, the default)
+ * and the --full run (every snapshot from scratch) report the same
+ * findings, and the incremental one never decodes more. */
+static void expect_same_findings(const char *dir, const lfa_verify_result *a, const lfa_verify_result *b) {
+  if (a->findings.count != b->findings.count)
+    fail_msg("%s: %zu findings incremental, %zu with --full", dir, a->findings.count, b->findings.count);
+  for (size_t i = 0; i < a->findings.count; i++) {
+    const lfa_finding *x = &a->findings.items[i], *y = &b->findings.items[i];
+    if (strcmp(x->rule, y->rule) != 0 || x->severity != y->severity || x->version != y->version ||
+        !same_text(x->file, y->file) || !same_text(x->message, y->message) || x->has_fragment != y->has_fragment ||
+        x->fragment_id != y->fragment_id || x->n_rows != y->n_rows)
+      fail_msg("%s: finding %zu differs: '%s' incremental, '%s' with --full", dir, i, x->message, y->message);
+  }
+  assert_int_equal(b->objects_reused, 0);
+  assert_true(a->objects_decoded <= b->objects_decoded);
+}
+
 static lfa_verify_result verify(const char *dir) {
-  lfa_verify_result r;
+  lfa_verify_result r, full;
   lfa_error err = {0};
   if (lfa_verify_dataset(&r, dir, NULL, &err) != LFA_OK) fail_msg("%s: %s", dir, err.msg);
+  if (lfa_verify_dataset(&full, dir, &(lfa_verify_options){.full = true}, &err) != LFA_OK)
+    fail_msg("%s --full: %s", dir, err.msg);
+  expect_same_findings(dir, &r, &full);
+  lfa_verify_result_free(&full);
   return r;
 }
 

@@ -92,7 +92,42 @@ static lfa_status check_deleted(const Lance__Table__DataFragment *f, const roari
   return LFA_OK;
 }
 
-static lfa_status load_deletion(roaring_bitmap_t **out, const lfa_snapshot *s, const char *dir,
+/* ---- the object cache (lfa_snapshot_open_cached) ------------------------------ */
+
+/* An object decoded earlier in the run under (path, size), or NULL. */
+static void *cache_find(const lfa_snapshot *s, lfa_object_kind kind, const char *path, uint64_t size) {
+  return s->cache != NULL ? s->cache->find(s->cache->ctx, kind, path, size) : NULL;
+}
+
+/* Hands a freshly decoded object to the cache, which then owns it; *object
+ * is NULL when the cache could not keep it (it freed it). */
+static lfa_status cache_keep(const lfa_snapshot *s, lfa_object_kind kind, const char *path, uint64_t size,
+                             void **object, lfa_error *err) {
+  if (s->cache == NULL) return LFA_OK;
+  lfa_status st = s->cache->keep(s->cache->ctx, kind, path, size, *object, err);
+  if (st != LFA_OK) *object = NULL;
+  return st;
+}
+
+/* Reads and decodes a deletion file, or takes it from the cache. The file
+ * size is the key: found by stat before, recorded as read after. */
+static lfa_status decode_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const char *path, bool bitmap,
+                                  lfa_error *err) {
+  uint64_t size = 0;
+  *out = s->cache != NULL && lfa_fs_size(path, &size) ? cache_find(s, LFA_OBJECT_DELETION, path, size) : NULL;
+  if (*out != NULL) return LFA_OK;
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_fs_read(&bytes, path, LFA_DELETION_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) {
+    s->objects_decoded++;
+    st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
+  }
+  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_DELETION, path, bytes.len, (void **)out, err);
+  lfa_buf_free(&bytes);
+  return st;
+}
+
+static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const char *dir,
                                 const Lance__Table__DataFragment *f, lfa_error *err) {
   const Lance__Table__DeletionFile *d = f->deletion_file;
   bool bitmap = d->file_type == LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP;
@@ -100,13 +135,9 @@ static lfa_status load_deletion(roaring_bitmap_t **out, const lfa_snapshot *s, c
   snprintf(rel, sizeof rel, "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", f->id, d->read_version, d->id,
            bitmap ? "bin" : "arrow");
   lfa_anchor a = {d->_base_id_case == LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID, d->base_id};
-  lfa_buf bytes = {0};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, false, "_deletions", rel, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_DELETION_FILE_BYTES_MAX, err);
-  if (st == LFA_OK)
-    st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
+  if (st == LFA_OK) st = decode_deletion(out, s, path, bitmap, err);
   if (st == LFA_OK) st = check_deleted(f, *out, err);
-  lfa_buf_free(&bytes);
   if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64 ": _deletions/%s", f->id, rel);
   return st;
 }
@@ -205,18 +236,56 @@ size_t lfa_snapshot_fragment(const lfa_snapshot *s, uint64_t fragment_id) {
 
 /* ---- assignment objects -------------------------------------------------------- */
 
+/* Where an assignment object is: its resolved path, the cache key. */
+static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, const char *dir,
+                                 const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
+  lfa_status st = lfa_path_resolve(path, cap, dir, s->file.manifest, a, true, "", f->path, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  return st;
+}
+
 /* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const lfa_snapshot *s, const char *dir,
-                              const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
-  char path[LFA_PATH_BYTES_MAX];
-  lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, true, "", f->path, err);
-  if (st == LFA_OK) st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+static lfa_status read_object(lfa_buf *out, const char *path, const Lance__Table__FieldAssignmentFile *f,
+                              lfa_error *err) {
+  lfa_status st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
   if (st == LFA_OK && out->len != f->size_bytes) {
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
                   f->size_bytes);
     lfa_buf_free(out);
   }
   if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  return st;
+}
+
+/* A partial bitmap, from the cache or read and decoded [issue 5 item 6]. */
+static lfa_status load_bitmap(roaring_bitmap_t **out, lfa_snapshot *s, const char *path,
+                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
+  *out = cache_find(s, LFA_OBJECT_BITMAP, path, f->size_bytes);
+  if (*out != NULL) return LFA_OK;
+  lfa_buf bytes = {0};
+  lfa_status st = read_object(&bytes, path, f, err);
+  if (st == LFA_OK) {
+    s->objects_decoded++;
+    st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
+  }
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_BITMAP, path, f->size_bytes, (void **)out, err);
+  return st;
+}
+
+/* A root, from the cache or read and decoded [issue 5 item 6]. */
+static lfa_status load_root(lfa_root **out, lfa_snapshot *s, const char *path,
+                            const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
+  *out = cache_find(s, LFA_OBJECT_ROOT, path, f->size_bytes);
+  if (*out != NULL) return LFA_OK;
+  lfa_buf bytes = {0};
+  lfa_status st = read_object(&bytes, path, f, err);
+  if (st == LFA_OK) {
+    s->objects_decoded++;
+    st = lfa_root_decode(out, bytes.data, bytes.len, err);
+  }
+  lfa_buf_free(&bytes);
+  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_ROOT, path, f->size_bytes, (void **)out, err);
   return st;
 }
 
@@ -232,7 +301,7 @@ static lfa_status check_partial(const roaring_bitmap_t *rows, uint64_t physical_
   return LFA_OK;
 }
 
-static lfa_status load_entry(lfa_fragment_assignment *out, const lfa_snapshot *s, const char *dir,
+static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, const char *dir,
                              const lfa_root_entry *e, lfa_anchor root_anchor, lfa_error *err) {
   size_t i = lfa_snapshot_fragment(s, e->fragment_id);
   if (i == SIZE_MAX)
@@ -248,21 +317,19 @@ static lfa_status load_entry(lfa_fragment_assignment *out, const lfa_snapshot *s
   /* the root decoder admits only all_assigned and partial entries */
   /* [FA-STORE-6] a partial without its own base inherits the root's */
   lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
-  lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, dir, e->partial, a, err);
-  if (st == LFA_OK) st = lfa_bitmap_decode(&out->rows, bytes.data, bytes.len, err);
-  lfa_buf_free(&bytes);
-  if (st == LFA_OK) st = check_partial(out->rows, rows, err);
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = resolve_object(path, sizeof path, s, dir, e->partial, a, err);
+  if (st == LFA_OK) st = load_bitmap(&out->rows, s, path, e->partial, err);
+  if (st == LFA_OK) st = check_partial(out->rows, rows, err); /* against this snapshot, cached or not */
   return st;
 }
 
-static lfa_status load_field(lfa_tracked_field *t, const lfa_snapshot *s, const char *dir, lfa_error *err) {
+static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__FieldAssignmentFile *rf = t->root_file;
   lfa_anchor anchor = {rf->has_base_id, rf->base_id};
-  lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, dir, rf, anchor, err);
-  if (st == LFA_OK) st = lfa_root_decode(&t->root, bytes.data, bytes.len, err);
-  lfa_buf_free(&bytes);
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = resolve_object(path, sizeof path, s, dir, rf, anchor, err);
+  if (st == LFA_OK) st = load_root(&t->root, s, path, rf, err);
   if (st == LFA_OK && t->root->n_fragments > 0) {
     t->fragments = calloc(t->root->n_fragments, sizeof *t->fragments);
     if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
@@ -301,8 +368,14 @@ static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
 
 lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err) {
+  return lfa_snapshot_open_cached(out, dir, entry, NULL, err);
+}
+
+lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                                    const lfa_object_cache *cache, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->version = entry->version;
+  out->cache = cache;
   lfa_status st = load_manifest(out, dir, entry, err);
   if (st == LFA_OK) st = load_transaction(out, dir, err);
   if (st == LFA_OK) st = index_fragments(out, err);
@@ -334,14 +407,15 @@ size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {
+  bool owned = snap->cache == NULL; /* else the cache owns roots, bitmaps and deletion sets */
   for (size_t i = 0; i < snap->n_tracked; i++) {
     lfa_tracked_field *t = &snap->tracked[i];
-    for (size_t k = 0; k < t->count; k++) lfa_bitmap_free(t->fragments[k].rows);
+    for (size_t k = 0; owned && k < t->count; k++) lfa_bitmap_free(t->fragments[k].rows);
     free(t->fragments);
-    lfa_root_free(t->root);
+    if (owned) lfa_root_free(t->root);
   }
   free(snap->tracked);
-  if (snap->deleted != NULL && snap->file.manifest != NULL)
+  if (owned && snap->deleted != NULL && snap->file.manifest != NULL)
     for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_bitmap_free(snap->deleted[i]);
   free(snap->deleted);
   if (snap->row_ids != NULL && snap->file.manifest != NULL)

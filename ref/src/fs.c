@@ -38,6 +38,13 @@ lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_err
   return rc;
 }
 
+int lfa_fs_size(const char *path, uint64_t *size) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  *size = (uint64_t)st.st_size;
+  return 1;
+}
+
 int lfa_fs_exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0;

@@ -512,7 +512,7 @@ static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
  * it is sound. */
 static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
   lfa_error e = {0};
-  if (lfa_snapshot_open(&v->snap, c->dir, entry, &e) != LFA_OK) {
+  if (lfa_snapshot_open_cached(&v->snap, c->dir, entry, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     report_failure(c, at(v), &e, open_fallback(e.msg));
     return LFA_OK;
@@ -524,6 +524,7 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
     st = lfa_table_from_snapshot(&v->table, &v->snap, err);
     v->loadable = st == LFA_OK;
   }
+  *c->objects_decoded += v->snap.objects_decoded;
   if (!v->loadable) lfa_snapshot_free(&v->snap); /* nothing uses it: keep memory to one version */
   return st;
 }
@@ -549,9 +550,10 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   return st;
 }
 
-lfa_status vf_load_quietly(vf_version *out, const char *dir, const lfa_version_entry *entry, lfa_error *err) {
+lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,
+                           lfa_error *err) {
   lfa_findings ignored = {0};
-  vf_ctx quiet = {dir, &ignored, NULL};
+  vf_ctx quiet = {dir, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
   lfa_status st = vf_check_version(out, &quiet, entry, err);
   lfa_findings_free(&ignored);
   return st;

@@ -277,7 +277,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
   }
   vf_version source = {0};
   lfa_status st = LFA_OK;
-  if (entry != NULL) st = vf_load_quietly(&source, dir, entry, err);
+  if (entry != NULL) st = vf_load_quietly(&source, c, dir, entry, err);
   if (st == LFA_OK && (entry == NULL || !source.loadable)) {
     snprintf(why, sizeof why, "the version it copies (%" PRIu64 " of %s) is %s", version, dir,
              entry == NULL ? "not readable" : "not loadable");

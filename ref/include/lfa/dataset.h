@@ -43,6 +43,25 @@ typedef struct lfa_fragment_key {
   size_t index; /* position in the manifest's fragment list */
 } lfa_fragment_key;
 
+/* An optional cache of decoded objects, shared by the snapshots of one run
+ * (lfa_snapshot_open_cached). An object is keyed by its resolved path and
+ * its size in bytes (size_bytes for assignment objects, the file size for
+ * deletion files); only objects that were read and decoded without error
+ * are kept. The checks that depend on the snapshot (fragment present,
+ * physical_rows, bounds: FA-ROOT-3, FA-ROOT-5, FA-BITMAP-3, FA-BITMAP-4,
+ * FA-LANCE-4) still run on every snapshot, on the cached object.
+ * `find` returns the object kept under the key, or NULL. `keep` takes
+ * ownership of `object` in every case: on failure it frees it and returns
+ * LFA_ERR_NOMEM. A root is an lfa_root, a bitmap or deletion file a
+ * roaring_bitmap_t; the cache frees them (lfa_root_free, lfa_bitmap_free). */
+typedef enum lfa_object_kind { LFA_OBJECT_ROOT, LFA_OBJECT_BITMAP, LFA_OBJECT_DELETION } lfa_object_kind;
+
+typedef struct lfa_object_cache {
+  void *ctx;
+  void *(*find)(void *ctx, lfa_object_kind kind, const char *path, uint64_t size);
+  lfa_status (*keep)(void *ctx, lfa_object_kind kind, const char *path, uint64_t size, void *object, lfa_error *err);
+} lfa_object_cache;
+
 typedef struct lfa_snapshot {
   uint64_t version;
   lfa_manifest_file file;                 /* owns the manifest and the inline txn */
@@ -55,6 +74,9 @@ typedef struct lfa_snapshot {
   size_t n_tracked;
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
+  const lfa_object_cache *cache;          /* NULL, or the cache that owns every root, partial
+                                             bitmap and deletion set above (borrowed) */
+  uint64_t objects_decoded;               /* roots, bitmaps, deletion files decoded (not from the cache) */
 } lfa_snapshot;
 
 /* The versions of the dataset at `dir`. `names` keeps the listing the
@@ -68,6 +90,13 @@ lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const c
  * the file, field and fragment; the caller prefixes the version. */
 lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err);
+
+/* lfa_snapshot_open with a cache (may be NULL) that this open and the later
+ * lfa_snapshot_load_field calls use: decoded objects are taken from it and
+ * kept in it, and the snapshot borrows them. The cache must outlive the
+ * snapshot. */
+lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                                    const lfa_object_cache *cache, lfa_error *err);
 
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9). */

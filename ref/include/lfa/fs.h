@@ -17,6 +17,9 @@ lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_err
 /* True when `path` exists (any kind of entry). */
 int lfa_fs_exists(const char *path);
 
+/* True when `path` is a regular file; *size is then its size in bytes. */
+int lfa_fs_size(const char *path, uint64_t *size);
+
 /* True when `path` is a directory (links followed). */
 int lfa_fs_is_dir(const char *path);
 

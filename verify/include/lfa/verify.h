@@ -14,6 +14,7 @@
  *   transition.c  the rules of one commit (P, T -> N) and of rewrites
  *   report.c      text, JSON and JUnit renderings
  *   verify.c      the walk over `_versions/`
+ *   cache.c       the objects already decoded in a run (not with `full`)
  */
 #ifndef LFA_VERIFY_H
 #define LFA_VERIFY_H
@@ -90,12 +91,17 @@ typedef struct lfa_verify_options {
   uint64_t from;
   bool has_to; /* ... up to `to` */
   uint64_t to;
+  bool full; /* every snapshot from scratch: no object is reused from an
+                earlier version (the default decodes each root, bitmap and
+                deletion file once per run, keyed by path and size) */
 } lfa_verify_options;
 
 typedef struct lfa_verify_result {
   size_t versions_checked;
   uint64_t *versions; /* the versions checked, ascending; owned */
   lfa_findings findings; /* sorted by version */
+  uint64_t objects_decoded; /* roots, bitmaps and deletion files read and decoded */
+  uint64_t objects_reused;  /* references answered by an object decoded earlier in the run */
 } lfa_verify_result;
 
 /* Verifies the dataset at `dir`. Findings are not failures: the call
