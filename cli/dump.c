@@ -86,6 +86,13 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
         fprintf(out, "%s%d", j ? "," : "", f->files[k]->fields[j]);
       fputs("]\n", out);
     }
+    for (size_t k = 0; k < f->n_overlays; k++) { /* spec §14: coverage, never assignment state */
+      const Lance__Table__DataOverlayFile *o = f->overlays[k];
+      fprintf(out, "      overlay %s  fields [", o->data_file ? o->data_file->path : "?");
+      for (size_t j = 0; o->data_file != NULL && j < o->data_file->n_fields; j++)
+        fprintf(out, "%s%d", j ? "," : "", o->data_file->fields[j]);
+      fprintf(out, "]  committed_version %" PRIu64 "\n", o->committed_version);
+    }
   }
 }
 

@@ -12,6 +12,7 @@
  *   Update            removed leave, updated are replaced, new arrive
  *   DataReplacement   the fragment's file with the same fields is swapped,
  *                     or the new file added
+ *   DataOverlay       each group's overlays join its fragment's list
  *   ReserveFragments  the id high-water mark moves
  *   Restore, Clone    the restored (cloned) version, structure and state
  *   others            P as it is
@@ -99,6 +100,7 @@ static lfa_status fragment_of(lfa_fragment *out, const DataFragment *pb, const l
     if (f->n_fields) memcpy(f->fields, pb->files[k]->fields, f->n_fields * sizeof *f->fields);
   }
   lfa_status st = take_deletions(out, pb, c, err);
+  for (size_t k = 0; st == LFA_OK && k < pb->n_overlays; k++) st = lfa_fragment_add_overlay(out, pb->overlays[k], err);
   if (st == LFA_OK) st = take_row_ids(out, pb, err);
   if (st == LFA_OK) st = take_keys(out, c, err);
   return st;
@@ -189,6 +191,8 @@ static lfa_status replace_fragment(lfa_table *n, const DataFragment *pb, const l
   }
   if (f.keys == NULL) f.keys = old->keys, old->keys = NULL;
   if (f.row_ids == NULL) f.row_ids = old->row_ids, old->row_ids = NULL;
+  if (f.n_overlays == 0) /* overlays stay until a compaction folds them [FA-OVERLAY-2] */
+    f.overlays = old->overlays, f.n_overlays = old->n_overlays, old->overlays = NULL, old->n_overlays = 0;
   lfa_fragment_free(old);
   *old = f;
   return LFA_OK;
@@ -355,6 +359,25 @@ static lfa_status build_replacement(lfa_table *n, const lfa_change *c, lfa_error
   return LFA_OK;
 }
 
+/* Each group's overlays join its fragment's list, after those it has, with
+ * committed_version stamped as N's version (Lance stamps it at commit). */
+static lfa_status build_overlay(lfa_table *n, const lfa_change *c, lfa_error *err) {
+  const Lance__Table__Transaction__DataOverlay *op = c->txn->data_overlay;
+  for (size_t g = 0; g < op->n_groups; g++) {
+    size_t i = index_of(n, op->groups[g]->fragment_id);
+    if (i == SIZE_MAX)
+      return lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-1", "overlay on fragment %" PRIu64 ", which is not in the snapshot",
+                      op->groups[g]->fragment_id);
+    lfa_fragment *f = &n->fragments[i];
+    for (size_t k = 0; k < op->groups[g]->n_overlays; k++) {
+      lfa_status st = lfa_fragment_add_overlay(f, op->groups[g]->overlays[k], err);
+      if (st != LFA_OK) return st;
+      f->overlays[f->n_overlays - 1].committed_version = n->version;
+    }
+  }
+  return LFA_OK;
+}
+
 static lfa_status build_structure(lfa_table *n, const lfa_change *c, lfa_error *err) {
   const Lance__Table__Transaction *t = c->txn;
   switch ((int)t->operation_case) {
@@ -367,10 +390,11 @@ static lfa_status build_structure(lfa_table *n, const lfa_change *c, lfa_error *
     case LANCE__TABLE__TRANSACTION__OPERATION_PROJECT: return build_project(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_UPDATE: return build_update(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_DATA_REPLACEMENT: return build_replacement(n, c, err);
+    case LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY: return build_overlay(n, c, err);
     case LANCE__TABLE__TRANSACTION__OPERATION_RESERVE_FRAGMENTS:
       for (uint32_t k = 0; k < t->reserve_fragments->num_fragments; k++) (void)next_fragment_id(n);
       return LFA_OK;
-    default: return LFA_OK; /* metadata operations and overlays keep P's structure */
+    default: return LFA_OK; /* metadata operations keep P's structure */
   }
 }
 

@@ -1,7 +1,9 @@
 /* history.c: build, rebase, commit, write (lfa/history.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "lfa/history.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,37 @@ lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t re
   }
   h->versions[h->count] = n;
   h->changes[h->count++] = change;
+  return LFA_OK;
+}
+
+lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64_t version, const char *dir, bool deep,
+                             uint64_t seed, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  const lfa_table *src = lfa_history_version(source, version);
+  char abs[PATH_MAX];
+  if (src == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", version);
+  if (source->writer == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "the source history is not on disk");
+  if (realpath(lfa_writer_dir(source->writer), abs) == NULL)
+    return lfa_fail(err, LFA_ERR_IO, NULL, "cannot resolve %s", lfa_writer_dir(source->writer));
+  lfa_request req = {.op = LFA_OP_CLONE, .deep = deep};
+  lfa_change change;
+  lfa_table n;
+  lfa_status st = lfa_mutate(&change, src, &req, err); /* Clone{is_shallow, ref_version} */
+  if (st != LFA_OK) return st;
+  change.txn->clone->ref_path = lfa_arena_strdup(&change.arena, abs);
+  st = lfa_arena_check(&change.arena, err);
+  if (st == LFA_OK) st = grow(out, err);
+  if (st == LFA_OK) st = lfa_commit(&n, NULL, &change, src, err); /* FA-CLONE-1/2: the source's state */
+  if (st == LFA_OK) {
+    st = lfa_writer_clone(&out->writer, abs, version, dir, deep, seed, change.txn, err);
+    if (st != LFA_OK) lfa_table_free(&n);
+  }
+  if (st != LFA_OK) {
+    lfa_change_free(&change);
+    return st;
+  }
+  out->versions[0] = n;
+  out->changes[out->count++] = change;
   return LFA_OK;
 }
 

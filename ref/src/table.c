@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "lfa/table.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,23 @@
 
 /* ---- freeing ------------------------------------------------------------------- */
 
+static size_t coverage_count(const lfa_overlay *o) { return o->shared ? 1 : o->file.n_fields; }
+
+static void overlay_free(lfa_overlay *o) {
+  for (size_t k = 0; o->coverage != NULL && k < coverage_count(o); k++) lfa_bitmap_free(o->coverage[k]);
+  free(o->coverage);
+  free(o->file.path);
+  free(o->file.fields);
+}
+
 void lfa_fragment_free(lfa_fragment *f) {
   for (size_t k = 0; k < f->n_files; k++) {
     free(f->files[k].path);
     free(f->files[k].fields);
   }
   free(f->files);
+  for (size_t k = 0; k < f->n_overlays; k++) overlay_free(&f->overlays[k]);
+  free(f->overlays);
   lfa_bitmap_free(f->deleted);
   free(f->row_ids);
   free(f->keys);
@@ -65,10 +77,31 @@ static bool dup_bitmap(roaring_bitmap_t **out, const roaring_bitmap_t *b) {
   return b == NULL || *out != NULL;
 }
 
+/* A copy of overlay `o`; on failure *out holds what was made (overlay_free). */
+static bool copy_overlay(lfa_overlay *out, const lfa_overlay *o) {
+  *out = *o;
+  out->file.path = NULL, out->file.fields = NULL, out->coverage = NULL;
+  bool ok = dup_string(&out->file.path, o->file.path) &&
+            dup_array((void **)&out->file.fields, o->file.fields, o->file.n_fields, sizeof(int32_t)) &&
+            (out->coverage = calloc(coverage_count(o) + 1, sizeof *out->coverage)) != NULL;
+  for (size_t k = 0; ok && k < coverage_count(o); k++) ok = dup_bitmap(&out->coverage[k], o->coverage[k]);
+  return ok;
+}
+
+static bool copy_overlays(lfa_fragment *out, const lfa_fragment *f) {
+  bool ok = f->n_overlays == 0 || (out->overlays = calloc(f->n_overlays, sizeof *out->overlays)) != NULL;
+  for (size_t k = 0; ok && k < f->n_overlays; k++) {
+    out->n_overlays = k + 1;
+    ok = copy_overlay(&out->overlays[k], &f->overlays[k]);
+  }
+  return ok;
+}
+
 static bool copy_fragment(lfa_fragment *out, const lfa_fragment *f) {
   *out = *f;
   out->files = NULL, out->n_files = 0, out->deleted = NULL, out->row_ids = NULL, out->keys = NULL;
-  bool ok = dup_bitmap(&out->deleted, f->deleted) &&
+  out->overlays = NULL, out->n_overlays = 0;
+  bool ok = copy_overlays(out, f) && dup_bitmap(&out->deleted, f->deleted) &&
             (f->row_ids == NULL || dup_array((void **)&out->row_ids, f->row_ids, f->physical_rows, sizeof *f->row_ids)) &&
             (f->keys == NULL || dup_array((void **)&out->keys, f->keys, f->physical_rows, sizeof *f->keys)) &&
             (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL);
@@ -115,6 +148,54 @@ lfa_status lfa_table_copy(lfa_table *out, const lfa_table *t, lfa_error *err) {
   return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot copy a table");
 }
 
+/* ---- overlays -------------------------------------------------------------------- */
+
+/* [FA-OVERLAY-3] one coverage bitmap, valid, every offset below physical_rows. */
+static lfa_status coverage_from_pb(roaring_bitmap_t **out, const ProtobufCBinaryData *b, uint64_t physical_rows,
+                                   lfa_error *err) {
+  lfa_status st = lfa_bitmap_decode(out, b->data, b->len, err);
+  if (st == LFA_OK && !roaring_bitmap_is_empty(*out) && roaring_bitmap_maximum(*out) >= physical_rows)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-3", "coverage holds offset %" PRIu32 ", physical_rows is %" PRIu64,
+                  roaring_bitmap_maximum(*out), physical_rows);
+  return st;
+}
+
+/* Fills `o` from `pb`; on failure *o holds what was made (overlay_free). */
+static lfa_status overlay_from_pb(lfa_overlay *o, const Lance__Table__DataOverlayFile *pb, uint64_t physical_rows,
+                                  lfa_error *err) {
+  const Lance__Table__DataFile *df = pb->data_file;
+  bool shared = pb->coverage_case == LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_SHARED_OFFSET_BITMAP;
+  const Lance__Table__FieldCoverage *fc =
+      pb->coverage_case == LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_FIELD_COVERAGE ? pb->field_coverage : NULL;
+  if (df == NULL) return lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-3", "overlay has no data file");
+  if (!shared && (fc == NULL || fc->n_offset_bitmaps != df->n_fields))
+    return lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-3", "overlay '%s' has %zu coverage bitmaps for %zu fields",
+                    df->path, fc ? fc->n_offset_bitmaps : 0, df->n_fields);
+  o->shared = shared, o->committed_version = pb->committed_version, o->file.n_fields = df->n_fields;
+  if (!dup_string(&o->file.path, df->path) ||
+      !dup_array((void **)&o->file.fields, df->fields, df->n_fields, sizeof(int32_t)) ||
+      (o->coverage = calloc(coverage_count(o) + 1, sizeof *o->coverage)) == NULL)
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot copy an overlay");
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < coverage_count(o); k++)
+    st = coverage_from_pb(&o->coverage[k], shared ? &pb->shared_offset_bitmap : &fc->offset_bitmaps[k], physical_rows,
+                          err);
+  if (st != LFA_OK) lfa_error_prefix(err, "overlay '%s'", df->path);
+  return st;
+}
+
+lfa_status lfa_fragment_add_overlay(lfa_fragment *f, const Lance__Table__DataOverlayFile *pb, lfa_error *err) {
+  lfa_overlay *grown = realloc(f->overlays, (f->n_overlays + 1) * sizeof *grown);
+  if (grown == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot add an overlay");
+  f->overlays = grown;
+  lfa_overlay *o = &f->overlays[f->n_overlays];
+  memset(o, 0, sizeof *o);
+  lfa_status st = overlay_from_pb(o, pb, f->physical_rows, err);
+  if (st == LFA_OK) f->n_overlays++;
+  else overlay_free(o);
+  return st;
+}
+
 /* ---- from a snapshot read from disk -------------------------------------------- */
 
 static bool field_from_pb(lfa_field *out, const Lance__File__Field *f) {
@@ -156,6 +237,22 @@ static bool state_from_snapshot(lfa_field_state *out, const lfa_table *t, const 
   return ok;
 }
 
+/* Every fragment's overlays, as the manifest lists them (table order is
+ * snap->by_id order). */
+static lfa_status overlays_from_snapshot(lfa_table *t, const lfa_snapshot *snap, lfa_error *err) {
+  for (size_t k = 0; k < t->n_fragments; k++) {
+    const Lance__Table__DataFragment *f = snap->file.manifest->fragments[snap->by_id[k].index];
+    for (size_t j = 0; j < f->n_overlays; j++) {
+      lfa_status st = lfa_fragment_add_overlay(&t->fragments[k], f->overlays[j], err);
+      if (st != LFA_OK) {
+        lfa_error_prefix(err, "fragment %" PRIu64, f->id);
+        return st;
+      }
+    }
+  }
+  return LFA_OK;
+}
+
 lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err) {
   const Lance__Table__Manifest *m = snap->file.manifest;
   memset(out, 0, sizeof *out);
@@ -175,6 +272,11 @@ lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa
   if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID) {
     out->has_max_fragment_id = true;
     if (m->max_fragment_id > out->max_fragment_id) out->max_fragment_id = m->max_fragment_id;
+  }
+  lfa_status st = ok ? overlays_from_snapshot(out, snap, err) : LFA_OK;
+  if (st != LFA_OK) {
+    lfa_table_free(out);
+    return st;
   }
   for (size_t s = 0; ok && s < snap->n_tracked; s++, out->n_tracked++) {
     if (snap->tracked[s].root == NULL) {

@@ -37,8 +37,10 @@
 #include <sys/stat.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/dataset.h"
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
+#include "lfa/paths.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/root.h"
@@ -47,7 +49,7 @@
 #include "lfa/versions.h"
 
 /* Lance feature bits (lance-internals §10), set in both words. */
-enum { FLAG_DELETION_FILES = 1, FLAG_STABLE_ROW_IDS = 2 };
+enum { FLAG_DELETION_FILES = 1, FLAG_STABLE_ROW_IDS = 2, FLAG_BASE_PATHS = 16, FLAG_DATA_OVERLAYS = 64 };
 
 /* Lance keeps a deletion set as a hash set (written `.arrow`) while it has at
  * most this many entries, and as a Roaring bitmap (`.bin`) beyond. */
@@ -93,6 +95,7 @@ struct lfa_writer {
   stored_deletion *deletions; /* every deletion file written */
   size_t n_prior;
   prior_fragment *prior; /* the previous commit's fragments, ascending by id */
+  bool sealed;           /* a clone: no later commit (see lfa_writer_clone) */
 };
 
 /* ---- the generator: uuids and deletion file ids --------------------------- */
@@ -141,6 +144,8 @@ lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa
   *out = w;
   return LFA_OK;
 }
+
+const char *lfa_writer_dir(const lfa_writer *w) { return w->dir; }
 
 void lfa_writer_close(lfa_writer *w) {
   if (w == NULL) return;
@@ -198,6 +203,22 @@ static lfa_status check_files(const lfa_fragment *f, lfa_error *err) {
   return LFA_OK;
 }
 
+/* [FA-OVERLAY-3] coverage present for every field, below physical_rows. */
+static lfa_status check_overlays(const lfa_fragment *f, lfa_error *err) {
+  for (size_t k = 0; k < f->n_overlays; k++) {
+    const lfa_overlay *o = &f->overlays[k];
+    size_t n = o->shared ? 1 : o->file.n_fields;
+    for (size_t j = 0; j < n; j++) {
+      const roaring_bitmap_t *b = o->coverage ? o->coverage[j] : NULL;
+      if (b == NULL) return lfa_fail(err, LFA_ERR_USAGE, "FA-OVERLAY-3", "overlay %zu lacks coverage %zu", k, j);
+      if (!roaring_bitmap_is_empty(b) && roaring_bitmap_maximum(b) >= f->physical_rows)
+        return lfa_fail(err, LFA_ERR_USAGE, "FA-OVERLAY-3", "overlay %zu covers offset %" PRIu32 ", physical_rows is %" PRIu64,
+                        k, roaring_bitmap_maximum(b), f->physical_rows);
+    }
+  }
+  return LFA_OK;
+}
+
 static lfa_status check_fragment(const lfa_table *t, size_t i, lfa_error *err) {
   const lfa_fragment *f = &t->fragments[i];
   if (i > 0 && f->id <= t->fragments[i - 1].id)
@@ -218,7 +239,8 @@ static lfa_status check_fragment(const lfa_table *t, size_t i, lfa_error *err) {
     return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-7", "has no row ids, but stable row ids are on");
   if (!t->stable_row_ids && f->row_ids != NULL)
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "has row ids, but stable row ids are off");
-  return check_files(f, err);
+  lfa_status st = check_overlays(f, err);
+  return st == LFA_OK ? check_files(f, err) : st;
 }
 
 static int compare_u64(const void *a, const void *b) {
@@ -323,6 +345,9 @@ static lfa_status check_kept_fragments(const lfa_writer *w, const lfa_table *t, 
 static lfa_status check_commit(const lfa_writer *w, const lfa_table *t, const Lance__Table__Transaction *txn,
                                lfa_error *err) {
   if (txn == NULL) return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "no transaction given");
+  if (w->sealed) /* FA-CLONE-4 (reusing the source's objects by base) is not implemented */
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s is a clone; this writer commits nothing after a clone's first version",
+                    w->dir);
   if (t->version != w->version + 1)
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "does not follow version %" PRIu64 ", the last one committed",
                     w->version);
@@ -604,7 +629,30 @@ typedef struct draft {
   Lance__Table__FieldAssignmentState **state_list;
   Lance__Table__FieldAssignmentFile *roots;
   prior_fragment *next_prior; /* what this commit leaves for the next one */
+  /* overlays of every fragment, one after another, and their coverage */
+  size_t overlay_at, coverage_at, n_coverage;
+  Lance__Table__DataOverlayFile *overlays;
+  Lance__Table__DataOverlayFile **overlay_list;
+  Lance__Table__DataFile *overlay_files;
+  Lance__Table__FieldCoverage *field_coverages;
+  ProtobufCBinaryData *coverage_bytes;
+  lfa_buf *coverage_bufs; /* the encoded bitmaps coverage_bytes point into */
 } draft;
+
+static lfa_status draft_alloc_overlays(draft *d, const lfa_table *t, lfa_error *err) {
+  size_t n = 1, nc = 1;
+  for (size_t i = 0; i < t->n_fragments; i++)
+    for (size_t k = 0; k < t->fragments[i].n_overlays; k++, n++) {
+      const lfa_overlay *o = &t->fragments[i].overlays[k];
+      nc += o->shared ? 1 : o->file.n_fields;
+    }
+  d->overlays = calloc(n, sizeof *d->overlays), d->overlay_list = calloc(n, sizeof *d->overlay_list);
+  d->overlay_files = calloc(n, sizeof *d->overlay_files), d->field_coverages = calloc(n, sizeof *d->field_coverages);
+  d->coverage_bytes = calloc(nc, sizeof *d->coverage_bytes), d->coverage_bufs = calloc(nc, sizeof *d->coverage_bufs);
+  if (d->overlays && d->overlay_list && d->overlay_files && d->field_coverages && d->coverage_bytes && d->coverage_bufs)
+    return LFA_OK;
+  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the overlays");
+}
 
 static lfa_status draft_alloc(draft *d, const lfa_table *t, lfa_error *err) {
   size_t nf = t->n_fields + 1, nfr = t->n_fragments + 1, nt = t->n_tracked + 1, nfiles = 1;
@@ -618,12 +666,15 @@ static lfa_status draft_alloc(draft *d, const lfa_table *t, lfa_error *err) {
   d->roots = calloc(nt, sizeof *d->roots), d->next_prior = calloc(nfr, sizeof *d->next_prior);
   if (d->fields && d->field_list && d->frags && d->frag_list && d->files && d->file_list && d->deletions &&
       d->row_ids && d->states && d->state_list && d->roots && d->next_prior)
-    return LFA_OK;
+    return draft_alloc_overlays(d, t, err);
   return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the manifest");
 }
 
 static void draft_free(draft *d, size_t n_fragments) {
   for (size_t i = 0; d->row_ids != NULL && i < n_fragments; i++) lfa_buf_free(&d->row_ids[i]);
+  for (size_t i = 0; d->coverage_bufs != NULL && i < d->n_coverage; i++) lfa_buf_free(&d->coverage_bufs[i]);
+  free(d->overlays), free(d->overlay_list), free(d->overlay_files), free(d->field_coverages);
+  free(d->coverage_bytes), free(d->coverage_bufs);
   free(d->next_prior);
   free(d->fields), free(d->field_list), free(d->frags), free(d->frag_list), free(d->files), free(d->file_list);
   free(d->deletions), free(d->row_ids), free(d->states), free(d->state_list), free(d->roots);
@@ -651,6 +702,50 @@ static void draft_fields(draft *d, const lfa_table *t) {
   d->m.n_fields = t->n_fields;
 }
 
+/* One coverage bitmap, encoded into the draft's next slot. */
+static lfa_status draft_coverage(ProtobufCBinaryData *out, draft *d, const roaring_bitmap_t *b, lfa_error *err) {
+  lfa_buf *buf = &d->coverage_bufs[d->coverage_at];
+  d->n_coverage = ++d->coverage_at;
+  lfa_status st = lfa_bitmap_encode(buf, b, err);
+  *out = (ProtobufCBinaryData){buf->len, buf->data};
+  return st;
+}
+
+/* The fragment's overlays, oldest first, as the model holds them: the data
+ * file (field ids only), the coverage in the form the overlay was committed
+ * with, and its committed_version [FA-OVERLAY-3]. */
+static lfa_status draft_overlays(draft *d, Lance__Table__DataFragment *f, const lfa_fragment *src, lfa_error *err) {
+  f->overlays = &d->overlay_list[d->overlay_at];
+  f->n_overlays = src->n_overlays;
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < src->n_overlays; k++, d->overlay_at++) {
+    const lfa_overlay *o = &src->overlays[k];
+    Lance__Table__DataOverlayFile *of = &d->overlays[d->overlay_at];
+    Lance__Table__DataFile *file = &d->overlay_files[d->overlay_at];
+    lance__table__data_overlay_file__init(of);
+    lance__table__data_file__init(file);
+    file->path = o->file.path ? o->file.path : (char *)"";
+    file->fields = o->file.fields, file->n_fields = o->file.n_fields;
+    file->file_major_version = 2;
+    of->data_file = file;
+    of->committed_version = o->committed_version;
+    if (o->shared) {
+      of->coverage_case = LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_SHARED_OFFSET_BITMAP;
+      st = draft_coverage(&of->shared_offset_bitmap, d, o->coverage[0], err);
+    } else {
+      Lance__Table__FieldCoverage *fc = &d->field_coverages[d->overlay_at];
+      lance__table__field_coverage__init(fc);
+      fc->offset_bitmaps = &d->coverage_bytes[d->coverage_at], fc->n_offset_bitmaps = o->file.n_fields;
+      for (size_t j = 0; st == LFA_OK && j < o->file.n_fields; j++)
+        st = draft_coverage(&fc->offset_bitmaps[j], d, o->coverage[j], err);
+      of->coverage_case = LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_FIELD_COVERAGE;
+      of->field_coverage = fc;
+    }
+    d->overlay_list[d->overlay_at] = of;
+  }
+  return st;
+}
+
 /* Fragment i: data files (field ids and nothing else: no `.lance` file is
  * written), deletion file, inline row ids with stable row ids [FA-LANCE-7];
  * and the record the next commit compares against. */
@@ -674,7 +769,8 @@ static lfa_status draft_fragment(draft *d, size_t *file_at, lfa_writer *w, const
     d->file_list[*file_at] = file;
   }
   size_t deletion = SIZE_MAX;
-  lfa_status st = deletion_file(&deletion, w, src, t->version, err);
+  lfa_status st = draft_overlays(d, f, src, err);
+  if (st == LFA_OK) st = deletion_file(&deletion, w, src, t->version, err);
   if (st == LFA_OK && deletion != SIZE_MAX) {
     d->deletions[i] = w->deletions[deletion].file;
     f->deletion_file = &d->deletions[i];
@@ -717,8 +813,8 @@ static lfa_status draft_states(draft *d, lfa_writer *w, const lfa_table *t, lfa_
 
 /* Version, counters, writer identity, and the feature words recomputed from
  * scratch as Lance does: 1 when a fragment has a deletion file, 2 with stable
- * row ids, 256 exactly when a field is tracked [FA-FLAG-1], in the reader word
- * too [FA-FLAG-2] [FA-FLAG-3]. */
+ * row ids, 64 when a fragment has overlays, 256 exactly when a field is
+ * tracked [FA-FLAG-1], in the reader word too [FA-FLAG-2] [FA-FLAG-3]. */
 static void draft_header(draft *d, const lfa_table *t) {
   Lance__Table__Manifest *m = &d->m;
   m->version = t->version;
@@ -736,8 +832,10 @@ static void draft_header(draft *d, const lfa_table *t) {
   d->data_format.version = (char *)"2.0";
   m->data_format = &d->data_format;
   uint64_t flags = t->stable_row_ids ? FLAG_STABLE_ROW_IDS : 0;
-  for (size_t i = 0; i < m->n_fragments; i++)
+  for (size_t i = 0; i < m->n_fragments; i++) {
     if (m->fragments[i]->deletion_file != NULL) flags |= FLAG_DELETION_FILES;
+    if (m->fragments[i]->n_overlays > 0) flags |= FLAG_DATA_OVERLAYS; /* reader and writer bit */
+  }
   if (m->n_field_assignment_states > 0) flags |= LFA_FLAG_FIELD_ASSIGNMENT;
   m->reader_feature_flags = flags;
   m->writer_feature_flags = flags;
@@ -798,4 +896,205 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
   draft_free(&d, table->n_fragments);
   if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, table->version);
   return st;
+}
+
+/* ---- clones ------------------------------------------------------------------------------ */
+
+/* The manifest of a clone: the source manifest with copies of what changes.
+ * It points into the source snapshot, which outlives it. */
+typedef struct clone_draft {
+  draft d;
+  const lfa_snapshot *src;
+  const char *src_dir;
+  bool deep;
+  uint32_t base_id; /* shallow: the base_paths entry of the source root */
+  Lance__Table__BasePath base;
+  Lance__Table__BasePath **base_list;
+} clone_draft;
+
+static void set_base(bool shallow, Lance__Table__DataFile *f, uint32_t id) {
+  if (!shallow) f->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID__NOT_SET, f->base_id = 0;
+  else if (f->_base_id_case != LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID)
+    f->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID, f->base_id = id;
+}
+
+/* Copies the source object at `rel` (resolved through `a`) to the same
+ * relative path of the clone [FA-CLONE-2] [FA-CLONE-3]. An object two
+ * descriptors share is copied once (by path, as upstream dedups). */
+static lfa_status copy_object(const lfa_writer *w, const clone_draft *c, lfa_anchor a, bool need_root,
+                              const char *subdir, const char *rel, lfa_error *err) {
+  char from[LFA_PATH_BYTES_MAX], to[LFA_PATH_BYTES_MAX], rel_to[LFA_PATH_BYTES_MAX];
+  struct stat info;
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_path_resolve(from, sizeof from, c->src_dir, c->src->file.manifest, a, need_root, subdir, rel, err);
+  if (st == LFA_OK && subdir[0] != '\0') st = lfa_fs_join(rel_to, sizeof rel_to, subdir, rel, err);
+  if (st == LFA_OK) st = lfa_fs_join(to, sizeof to, w->dir, subdir[0] != '\0' ? rel_to : rel, err);
+  if (st != LFA_OK || stat(to, &info) == 0) return st;
+  st = lfa_fs_read(&bytes, from, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_write_new(to, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  if (st != LFA_OK) lfa_error_prefix(err, "copying %s", rel);
+  return st;
+}
+
+/* Fragment i: data files and deletion file referenced through the source
+ * base (shallow, FA-STORE-6), or local (deep: the deletion file is copied;
+ * no `.lance` file exists to copy). */
+static lfa_status clone_fragment(clone_draft *c, lfa_writer *w, size_t i, size_t *file_at, lfa_error *err) {
+  const Lance__Table__DataFragment *src = c->src->file.manifest->fragments[i];
+  Lance__Table__DataFragment *f = &c->d.frags[i];
+  *f = *src;
+  f->files = &c->d.file_list[*file_at];
+  for (size_t k = 0; k < src->n_files; k++, (*file_at)++) {
+    c->d.files[*file_at] = *src->files[k];
+    set_base(!c->deep, &c->d.files[*file_at], c->base_id);
+    c->d.file_list[*file_at] = &c->d.files[*file_at];
+  }
+  c->d.frag_list[i] = f;
+  if (src->deletion_file == NULL) return LFA_OK;
+  Lance__Table__DeletionFile *d = &c->d.deletions[i];
+  *d = *src->deletion_file;
+  f->deletion_file = d;
+  bool has = d->_base_id_case == LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID;
+  if (!c->deep) {
+    if (!has) d->_base_id_case = LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID, d->base_id = c->base_id;
+    return LFA_OK;
+  }
+  char rel[REL_PATH_CAP];
+  snprintf(rel, sizeof rel, "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", src->id, d->read_version, d->id,
+           is_bin(d) ? "bin" : "arrow");
+  d->_base_id_case = LANCE__TABLE__DELETION_FILE___BASE_ID__NOT_SET, d->base_id = 0;
+  return copy_object(w, c, (lfa_anchor){has, src->deletion_file->base_id}, false, "_deletions", rel, err);
+}
+
+/* Tracked field s: shallow, the root keeps its path and size and gets the
+ * source base unless it has one [FA-CLONE-1]; deep, the root and its
+ * partials are copied to the same relative paths and the descriptor loses
+ * its base [FA-CLONE-2]. A root whose partials name a base of their own
+ * would have to change [FA-CLONE-3]: that is refused (this writer never
+ * writes one). */
+static lfa_status clone_state(clone_draft *c, lfa_writer *w, size_t s, lfa_error *err) {
+  const Lance__Table__FieldAssignmentState *src = c->src->file.manifest->field_assignment_states[s];
+  c->d.states[s] = *src;
+  c->d.roots[s] = *src->root;
+  c->d.states[s].root = &c->d.roots[s];
+  c->d.state_list[s] = &c->d.states[s];
+  Lance__Table__FieldAssignmentFile *root = &c->d.roots[s];
+  lfa_anchor anchor = {root->has_base_id, root->base_id};
+  if (!c->deep) {
+    if (!root->has_base_id) root->has_base_id = true, root->base_id = c->base_id;
+    return LFA_OK;
+  }
+  root->has_base_id = false, root->base_id = 0;
+  size_t t = lfa_snapshot_tracked(c->src, src->field_id);
+  const lfa_root *r = t == SIZE_MAX ? NULL : c->src->tracked[t].root;
+  lfa_status st = r ? copy_object(w, c, anchor, true, "", src->root->path, err)
+                    : lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", src->field_id);
+  for (size_t k = 0; st == LFA_OK && k < r->n_fragments; k++) {
+    const Lance__Table__FieldAssignmentFile *p = r->fragments[k]->partial;
+    if (p == NULL) continue;
+    if (p->has_base_id)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-CLONE-3", "field %d: root %s lists a partial with its own base",
+                      src->field_id, src->root->path);
+    st = copy_object(w, c, anchor, true, "", p->path, err);
+  }
+  return st;
+}
+
+/* Shallow: base_paths gains {base_id, dataset root, the source path}, after
+ * the source's own entries (kept under their ids, FA-CLONE-1), and feature
+ * bit 16 (base paths). Deep: no base is referenced, none is listed. */
+static lfa_status clone_bases(clone_draft *c, lfa_error *err) {
+  Lance__Table__Manifest *m = &c->d.m;
+  const Lance__Table__Manifest *src = c->src->file.manifest;
+  if (c->deep) {
+    m->base_paths = NULL, m->n_base_paths = 0;
+    return LFA_OK;
+  }
+  c->base_id = 1;
+  for (size_t i = 0; i < src->n_base_paths; i++)
+    if (src->base_paths[i]->id >= c->base_id) c->base_id = src->base_paths[i]->id + 1;
+  if ((c->base_list = calloc(src->n_base_paths + 1, sizeof *c->base_list)) == NULL)
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate base paths");
+  if (src->n_base_paths) memcpy(c->base_list, src->base_paths, src->n_base_paths * sizeof *c->base_list);
+  lance__table__base_path__init(&c->base);
+  c->base.id = c->base_id, c->base.is_dataset_root = true, c->base.path = (char *)c->src_dir;
+  c->base_list[src->n_base_paths] = &c->base;
+  m->base_paths = c->base_list, m->n_base_paths = src->n_base_paths + 1;
+  m->reader_feature_flags |= FLAG_BASE_PATHS, m->writer_feature_flags |= FLAG_BASE_PATHS;
+  return LFA_OK;
+}
+
+static lfa_status clone_alloc(clone_draft *c, lfa_error *err) {
+  const Lance__Table__Manifest *m = c->src->file.manifest;
+  size_t nfr = m->n_fragments + 1, nt = m->n_field_assignment_states + 1, nfiles = 1;
+  for (size_t i = 0; i < m->n_fragments; i++) nfiles += m->fragments[i]->n_files;
+  draft *d = &c->d;
+  d->frags = calloc(nfr, sizeof *d->frags), d->frag_list = calloc(nfr, sizeof *d->frag_list);
+  d->files = calloc(nfiles, sizeof *d->files), d->file_list = calloc(nfiles, sizeof *d->file_list);
+  d->deletions = calloc(nfr, sizeof *d->deletions);
+  d->states = calloc(nt, sizeof *d->states), d->state_list = calloc(nt, sizeof *d->state_list);
+  d->roots = calloc(nt, sizeof *d->roots);
+  if (d->frags && d->frag_list && d->files && d->file_list && d->deletions && d->states && d->state_list && d->roots)
+    return LFA_OK;
+  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the clone's manifest");
+}
+
+/* Builds and writes version 1 of the clone from the loaded source version. */
+static lfa_status clone_commit(clone_draft *c, lfa_writer *w, const Lance__Table__Transaction *txn, lfa_error *err) {
+  const Lance__Table__Manifest *src = c->src->file.manifest;
+  lfa_status st = clone_alloc(c, err);
+  if (st != LFA_OK) return st;
+  c->d.m = *src;
+  c->d.m.version = 1;
+  c->d.m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION__NOT_SET;
+  st = clone_bases(c, err);
+  size_t file_at = 0;
+  for (size_t i = 0; st == LFA_OK && i < src->n_fragments; i++) st = clone_fragment(c, w, i, &file_at, err);
+  for (size_t s = 0; st == LFA_OK && s < src->n_field_assignment_states; s++) st = clone_state(c, w, s, err);
+  c->d.m.fragments = c->d.frag_list, c->d.m.field_assignment_states = c->d.state_list;
+  if (st == LFA_OK) st = write_commit(&c->d, w, txn, err);
+  return st;
+}
+
+/* Loads version `version` of the dataset at `dir`, every tracked field. */
+static lfa_status load_source(lfa_snapshot *out, const char *dir, uint64_t version, lfa_error *err) {
+  lfa_version_list list = {0};
+  lfa_names names = {0};
+  const lfa_version_entry *entry = NULL;
+  memset(out, 0, sizeof *out);
+  lfa_status st = lfa_dataset_versions(&list, &names, dir, err);
+  if (st != LFA_OK) return st;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == version) entry = &list.entries[i];
+  st = entry ? lfa_snapshot_load(out, dir, entry, err)
+             : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, version);
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
+                            uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err) {
+  *out = NULL;
+  lfa_snapshot src;
+  clone_draft c = {.src = &src, .src_dir = source_dir, .deep = deep};
+  if (txn == NULL || txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "a clone's first version needs a Clone transaction");
+  lfa_status st = load_source(&src, source_dir, version, err);
+  if (st != LFA_OK) return st;
+  lfa_writer *w = NULL;
+  st = lfa_writer_open(&w, dir, seed, err);
+  if (st == LFA_OK) st = clone_commit(&c, w, txn, err);
+  draft_free(&c.d, 0);
+  free(c.base_list);
+  lfa_snapshot_free(&src);
+  if (st != LFA_OK) {
+    lfa_writer_close(w);
+    lfa_error_prefix(err, "clone of version %" PRIu64 " of %s", version, source_dir);
+    return st;
+  }
+  w->version = 1, w->sealed = true;
+  *out = w;
+  return LFA_OK;
 }

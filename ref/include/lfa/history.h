@@ -7,6 +7,7 @@
 #ifndef LFA_HISTORY_H
 #define LFA_HISTORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,16 @@ lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_
  * as the next version. LFA_ERR_CONFLICT: a concurrent commit makes it
  * retryable (nothing was committed); LFA_ERR_USAGE: refused. */
 lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t read_version, lfa_error *err);
+
+/* A new history whose version 1 clones version `version` of `source`
+ * (which must be on disk), written as a new dataset at `dir` (spec
+ * 05-operations.md §16): deep copies the objects, shallow references them
+ * through a base path. Its transaction is Clone{is_shallow, ref_path = the
+ * source directory's absolute path, ref_version}. The clone takes no later
+ * commit (lfa_writer_clone). OWNERSHIP: *out is the caller's
+ * (lfa_history_close), also on failure. */
+lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64_t version, const char *dir, bool deep,
+                             uint64_t seed, lfa_error *err);
 
 /* The head, or NULL before the first commit. */
 const lfa_table *lfa_history_head(const lfa_history *h);

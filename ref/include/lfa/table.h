@@ -43,6 +43,18 @@ typedef struct lfa_deletion_file {
   bool bitmap; /* `.bin` (Roaring) rather than `.arrow` */
 } lfa_deletion_file;
 
+/* An overlay of a fragment (DataFragment.overlays, spec 05-operations.md
+ * §14): a data file with values for some offsets of some fields. Coverage is
+ * not assignment state [FA-OVERLAY-2]: the model keeps overlays only so that
+ * every manifest carries them, from the DataOverlay commit that adds them
+ * until a compaction folds them into data files (new fragments have none). */
+typedef struct lfa_overlay {
+  lfa_data_file file;          /* path and the field ids it carries */
+  bool shared;                 /* shared_offset_bitmap: one bitmap for every field */
+  roaring_bitmap_t **coverage; /* shared ? 1 : file.n_fields bitmaps (field_coverage order) */
+  uint64_t committed_version;  /* the version whose commit added it */
+} lfa_overlay;
+
 typedef struct lfa_fragment {
   uint64_t id;
   uint64_t physical_rows;
@@ -54,6 +66,8 @@ typedef struct lfa_fragment {
   uint64_t *keys;            /* physical_rows logical keys, or NULL: the writer's own
                                 name for each row (scenarios address rows by it);
                                 never stored on disk */
+  size_t n_overlays;
+  lfa_overlay *overlays;     /* oldest first */
 } lfa_fragment;
 
 typedef enum lfa_cell_kind { LFA_CELL_NONE = 0, LFA_CELL_ALL, LFA_CELL_PARTIAL } lfa_cell_kind;
@@ -86,6 +100,12 @@ typedef struct lfa_table {
 
 void lfa_table_free(lfa_table *table);
 void lfa_fragment_free(lfa_fragment *fragment);
+
+/* Appends the overlay `pb` describes to `fragment` (a copy: nothing of `pb`
+ * is kept). [FA-OVERLAY-3] refused as LFA_ERR_RULE: no coverage, a
+ * field_coverage without exactly one bitmap per field, an invalid bitmap or
+ * an offset at or past physical_rows. */
+lfa_status lfa_fragment_add_overlay(lfa_fragment *fragment, const Lance__Table__DataOverlayFile *pb, lfa_error *err);
 /* Frees every tracked field's cells: the structure can then change. */
 void lfa_table_drop_state(lfa_table *table);
 lfa_status lfa_table_copy(lfa_table *out, const lfa_table *table, lfa_error *err);

@@ -17,6 +17,9 @@
 #ifndef LFA_WRITER_H
 #define LFA_WRITER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "lfa/error.h"
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
@@ -33,6 +36,27 @@ lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa
  * transaction's read_version and uuid; the caller's table is not changed. */
 lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table__Transaction *txn,
                              lfa_error *err);
+
+/* Starts a new dataset at `dir` (which must not exist) whose version 1 is
+ * version `version` of the dataset at `source_dir` (an absolute path: a
+ * shallow clone records it in base_paths), with `txn` (a Clone) as its
+ * transaction. Shallow [FA-CLONE-1]: nothing is copied; base_paths gets an
+ * entry {next free id, is_dataset_root, source_dir}, and every root
+ * descriptor, data file and deletion file without a base_id gets that id
+ * (partials inherit their root's, FA-STORE-6). Deep [FA-CLONE-2]
+ * [FA-CLONE-3]: every root, partial and deletion file is copied to the same
+ * relative path, and no base_id or base path is left (no `.lance` file
+ * exists to copy). Either way the manifest is the source's otherwise:
+ * fragments, schema, row ids, overlays, counters.
+ * The returned writer is sealed: commits after a clone's first version
+ * (FA-CLONE-4: local objects reusing the source's by base_id) are not
+ * implemented, and lfa_writer_commit refuses them.
+ * OWNERSHIP: *out is the caller's (lfa_writer_close). */
+lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
+                            uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err);
+
+/* The directory the writer writes. */
+const char *lfa_writer_dir(const lfa_writer *w);
 
 void lfa_writer_close(lfa_writer *w);
 
