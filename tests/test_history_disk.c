@@ -6,7 +6,7 @@
  * Requirement ids: FA-OVERLAY-2, FA-OVERLAY-3, FA-CLONE-1, FA-CLONE-2,
  * FA-CLONE-3, FA-STORE-6. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
-#include "testutil.h"
+#include "disk_util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -71,28 +71,6 @@ static bool exists(const char *dir, const char *rel) {
 }
 
 /* ---- reading back ------------------------------------------------------------------------ */
-
-static void load(lfa_snapshot *snap, const char *dir, uint64_t version) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, version);
-  if (lfa_snapshot_load(snap, dir, entry, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", version, err.msg);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-}
-
-static void read_table(lfa_table *out, const char *dir, uint64_t version) {
-  lfa_snapshot snap;
-  lfa_error err = {0};
-  load(&snap, dir, version);
-  assert_ok(lfa_table_from_snapshot(out, &snap, &err), &err);
-  lfa_snapshot_free(&snap);
-}
 
 static void assert_overlays_equal(const lfa_fragment *a, const lfa_fragment *b) {
   assert_int_equal(a->n_overlays, b->n_overlays);
@@ -221,7 +199,7 @@ static void clone_source(lfa_history *h, const char *dir, bool stable) {
  * deep one [FA-CLONE-1] [FA-CLONE-2] [FA-STORE-6]. */
 static void check_bases(const char *dir, bool deep, const char *source_dir) {
   lfa_snapshot snap;
-  load(&snap, dir, 1);
+  load_version(&snap, dir, 1);
   const Lance__Table__Manifest *m = snap.file.manifest;
   char abs[4096];
   assert_non_null(realpath(source_dir, abs));
@@ -243,7 +221,7 @@ static void check_bases(const char *dir, bool deep, const char *source_dir) {
   assert_true(deletions > 0);
   assert_int_equal(m->n_field_assignment_states, 2);
   lfa_snapshot source;
-  load(&source, source_dir, 5);
+  load_version(&source, source_dir, 5);
   for (size_t i = 0; i < snap.n_tracked; i++) { /* same paths and sizes: nothing had to change [FA-CLONE-3] */
     assert_string_equal(snap.tracked[i].root_file->path, source.tracked[i].root_file->path);
     assert_int_equal(snap.tracked[i].root_file->size_bytes, source.tracked[i].root_file->size_bytes);

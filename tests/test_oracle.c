@@ -23,7 +23,7 @@
  * FA-RESTORE-1, FA-CLONE-1, FA-META-1, FA-TXN-8, FA-NEST-2, FA-NEST-3,
  * FA-NEST-5, FA-NEST-6. */
 #define _POSIX_C_SOURCE 200809L
-#include "testutil.h"
+#include "disk_util.h"
 
 #include <inttypes.h>
 #include <time.h>
@@ -808,31 +808,13 @@ static void gen_request(gen *g, lfa_request *q, const driver *d, bool first) {
 
 /* ---- reading back from disk ---------------------------------------------------------- */
 
-/* Version `v` as the reader loads it from `dir`, as a table (no keys). */
-static void read_version(lfa_table *out, const char *dir, uint64_t v) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_snapshot snap;
-  lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == v) entry = &list.entries[i];
-  if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, v);
-  if (lfa_snapshot_load(&snap, dir, entry, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", v, err.msg);
-  if (lfa_table_from_snapshot(out, &snap, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", v, err.msg);
-  lfa_snapshot_free(&snap);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-}
-
 /* Every version written to disk, read back, agrees with the oracle's copy
  * of that version; keys come from the model's version in memory (the disk
  * holds none), matched by fragment id. False with d->diff on a mismatch. */
 static bool check_disk(driver *d, const char *dir) {
   for (uint64_t v = 1; v <= d->h.count; v++) {
     lfa_table disk;
-    read_version(&disk, dir, v);
+    read_table(&disk, dir, v);
     bool ok = agree(&d->o.versions[v - 1], &disk, lfa_history_version(&d->h, v), d->diff, sizeof d->diff);
     lfa_table_free(&disk);
     if (!ok) {

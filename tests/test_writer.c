@@ -8,7 +8,7 @@
  * FA-LANCE-5, FA-LANCE-6, FA-LANCE-7, FA-LANCE-8, FA-LANCE-9, FA-LANCE-10,
  * FA-LANCE-14, FA-LANCE-16, FA-LANCE-19, FA-STORE-1, FA-STORE-3. */
 #define _POSIX_C_SOURCE 200809L
-#include "testutil.h"
+#include "disk_util.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -215,28 +215,6 @@ static void scratch_remove(const scratch *s) {
 }
 
 /* ---- reading back ------------------------------------------------------------------------ */
-
-static void load_version(lfa_snapshot *snap, const char *dir, uint64_t version) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, version);
-  if (lfa_snapshot_load(snap, dir, entry, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", version, err.msg);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-}
-
-static void read_table(lfa_table *out, const char *dir, uint64_t version) {
-  lfa_snapshot snap;
-  lfa_error err = {0};
-  load_version(&snap, dir, version);
-  assert_ok(lfa_table_from_snapshot(out, &snap, &err), &err);
-  lfa_snapshot_free(&snap);
-}
 
 static bool same_set(const roaring_bitmap_t *a, const roaring_bitmap_t *b) {
   bool a_empty = a == NULL || roaring_bitmap_is_empty(a), b_empty = b == NULL || roaring_bitmap_is_empty(b);
