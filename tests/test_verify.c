@@ -13,7 +13,7 @@
  * FA-STORE-3, FA-STORE-5, FA-ROOT-2, FA-ROOT-3, FA-ROOT-4, FA-ROOT-5,
  * FA-BITMAP-2, FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-8, FA-TXN-8, FA-TXN-9,
  * FA-TXN-10, FA-SEM-5, FA-SEM-8, FA-REWRITE-1, FA-REMAP-1, FA-REMAP-3,
- * FA-RESTORE-1, FA-LANCE-17. */
+ * FA-RESTORE-1, FA-LANCE-17, FA-UPDATE-6. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -547,6 +547,73 @@ static void change_row_id(lfa_manifest_file *mf, const char *dir, void *ctx) {
 
 static void f_compaction_changes_row_id(const char *dir) { edit_version(dir, 6, change_row_id, NULL); }
 
+/* [FA-UPDATE-6] Stable row ids: the row-moving update of version 4 moves
+ * rows 1 and 2 into one new fragment. It neither writes nor invalidates
+ * field 4 (tag, assigned on every row), yet its FragmentState, and so the
+ * root of version 4, drop the assignment of the first moved row. apply
+ * trusts the FragmentState; only the row-by-row check sees it. */
+enum { TAG = 4 };
+
+static void drop_moved_row(lfa_manifest_file *mf, const char *dir, void *ctx) {
+  (void)ctx;
+  Manifest *m = mf->manifest;
+  Sidecar *side = sidecar_of(txn_to_edit(mf, dir));
+  assert_int_equal(mf->transaction->operation_case, LANCE__TABLE__TRANSACTION__OPERATION_UPDATE);
+  assert_int_equal(mf->transaction->update->update_mode, LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+  Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState *fs = NULL;
+  for (size_t k = 0; k < side->n_fragment_states; k++)
+    if (side->fragment_states[k]->field_id == TAG) fs = side->fragment_states[k];
+  assert_non_null(fs); /* one new fragment: one state per field */
+  assert_int_equal(fs->state_case, LANCE__TABLE__TRANSACTION__FIELD_ASSIGNMENT_TRANSACTION__FRAGMENT_STATE__STATE_ALL_ASSIGNED);
+  const Lance__Table__DataFragment *frag = NULL;
+  for (size_t k = 0; k < m->n_fragments; k++)
+    if (m->fragments[k]->n_files > 0 && strcmp(m->fragments[k]->files[0]->path, fs->fragment_path) == 0)
+      frag = m->fragments[k];
+  assert_non_null(frag);
+  assert_int_equal(frag->physical_rows, 2); /* the moved rows 1 and 2 */
+  /* the state: offset 1 only */
+  lfa_buf bm = bitmap_of((const uint32_t[]){1}, 1);
+  fs->state_case = LANCE__TABLE__TRANSACTION__FIELD_ASSIGNMENT_TRANSACTION__FRAGMENT_STATE__STATE_PARTIAL;
+  fs->partial.data = malloc(bm.len);
+  assert_non_null(fs->partial.data);
+  memcpy(fs->partial.data, bm.data, bm.len);
+  fs->partial.len = bm.len;
+  /* the root of field 4, with the new fragment's entry made that partial */
+  Lance__Table__FieldAssignmentState *d = NULL;
+  for (size_t k = 0; k < m->n_field_assignment_states; k++)
+    if (m->field_assignment_states[k]->field_id == TAG) d = m->field_assignment_states[k];
+  assert_non_null(d);
+  char path[LFA_PATH_BYTES_MAX], rel[160];
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  lfa_root *root = NULL;
+  snprintf(path, sizeof path, "%s/%s", dir, d->root->path);
+  assert_ok(lfa_fs_read(&b, path, 1 << 20, &err), &err);
+  assert_ok(lfa_root_decode(&root, b.data, b.len, &err), &err);
+  lfa_root_entry *e = NULL;
+  for (size_t k = 0; k < root->n_fragments; k++)
+    if (root->fragments[k]->fragment_id == frag->id) e = root->fragments[k];
+  assert_non_null(e);
+  snprintf(rel, sizeof rel, "_field_assignments/bitmaps/%d/%llu/feedface-0000-4000-8000-00000000d00d.rbm", TAG,
+           (unsigned long long)frag->id);
+  put_file(dir, rel, bm.data, bm.len);
+  AssignmentFile file = LANCE__TABLE__FIELD_ASSIGNMENT_FILE__INIT;
+  file.path = rel, file.size_bytes = bm.len, file.has_size_bytes = true;
+  e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL;
+  e->partial = clone_msg(&file); /* freed with the root */
+  b.len = 0;
+  assert_ok(lfa_root_encode(&b, root, &err), &err);
+  snprintf(rel, sizeof rel, "_field_assignments/roots/%d/feedface-0000-4000-8000-00000000d00d.root", TAG);
+  put_file(dir, rel, b.data, b.len);
+  set_string(&d->root->path, rel);
+  d->root->size_bytes = b.len, d->root->has_size_bytes = true;
+  lfa_root_free(root);
+  lfa_buf_free(&b);
+  lfa_buf_free(&bm);
+}
+
+static void f_update_drops_moved_row(const char *dir) { edit_version(dir, 4, drop_moved_row, NULL); }
+
 /* ---- the harness --------------------------------------------------------------------------------- */
 
 typedef struct fault {
@@ -588,6 +655,8 @@ static const fault FAULTS[] = {
     {"writer compaction stating the wrong state, stable row ids", "FA-REWRITE-1", 6, make_stable_history,
      f_writer_compaction_wrong},
     {"compaction changing a row id", "FA-REMAP-3", 6, make_stable_history, f_compaction_changes_row_id},
+    {"REWRITE_ROWS losing a moved row's state for an unwritten field", "FA-UPDATE-6", 4, make_stable_history,
+     f_update_drops_moved_row},
     {"restore not matching its target", "FA-RESTORE-1", RESTORE_VERSION, make_history, f_restore_differs},
 };
 

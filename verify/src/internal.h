@@ -68,6 +68,12 @@ void vf_version_free(vf_version *v);
  * first version listed). */
 lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_version *n, lfa_error *err);
 
+/* update_rows.c: [FA-UPDATE-6] row by row, for an Update in REWRITE_ROWS
+ * mode with stable row ids (nothing otherwise). Fails only when memory
+ * runs out. */
+lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_version *n,
+                                const Lance__Table__Transaction *t, lfa_error *err);
+
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);
 

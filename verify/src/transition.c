@@ -14,7 +14,8 @@
  * carried by the row mapping the metadata implies [FA-REWRITE-1]: group
  * order and deletion sets in address mode [FA-REMAP-1, FA-REMAP-2], row ids
  * with stable row ids [FA-REMAP-3], the legacy form as one group
- * [FA-REMAP-4].
+ * [FA-REMAP-4]. A REWRITE_ROWS Update is trusted the same way; with
+ * stable row ids update_rows.c checks it row by row [FA-UPDATE-6].
  *
  * What cannot be decided is said, under FA-VERIFY-5: a warning when
  * assignment state is at stake, else info. */
@@ -590,5 +591,6 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
   lfa_status st = check_apply(c, overwrite ? NULL : p, n, t, err);
   if (st == LFA_OK && p != NULL && is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_REWRITE))
     st = check_rewrite(c, p, n, t, err);
+  if (st == LFA_OK && p != NULL && !overwrite) st = vf_check_update_rows(c, p, n, t, err);
   return st;
 }

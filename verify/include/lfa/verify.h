@@ -12,6 +12,7 @@
  *   findings.c    the finding list: add, sort by version, count, free
  *   static.c      the rules of one version (manifest, objects, state)
  *   transition.c  the rules of one commit (P, T -> N) and of rewrites
+ *   update_rows.c FA-UPDATE-6 on the rows a row-rewriting update moves
  *   report.c      text, JSON and JUnit renderings
  *   verify.c      the walk over `_versions/`
  *   cache.c       the objects already decoded in a run (not with `full`)
