@@ -1,0 +1,178 @@
+/* oracle_compare.h: the model's state (an lfa_table) read for comparison
+ * with the oracle's (or_state): schema and tracked fields (FA-OP-1), live
+ * keys, and every live row of every tracked field (FA-SEM-1, FA-SEM-2).
+ * Shared by tests/test_oracle.c and fuzz/ops_differential_fuzz.c; static
+ * inline, no cmocka (a failure is a false return with `diff` filled). */
+#ifndef LFA_TESTS_ORACLE_COMPARE_H
+#define LFA_TESTS_ORACLE_COMPARE_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/table.h"
+#include "oracle.h"
+
+
+/* The dotted path of model field `i` (names from the top level; "?" marks
+ * a parent id the schema lacks). */
+static inline void model_path(const lfa_table *t, size_t i, char *out, size_t cap) {
+  size_t chain[16], depth = 0, used = 0;
+  for (size_t at = i; depth < 16;) {
+    chain[depth++] = at;
+    int32_t parent = t->fields[at].parent_id;
+    size_t next = SIZE_MAX;
+    for (size_t j = 0; parent >= 0 && j < t->n_fields; j++)
+      if (t->fields[j].id == parent) next = j;
+    if (parent < 0) break;
+    if (next == SIZE_MAX) {
+      used += (size_t)snprintf(out, cap, "?.");
+      break;
+    }
+    at = next;
+  }
+  out[used] = '\0';
+  while (depth-- > 0 && used < cap) {
+    const char *name = t->fields[chain[depth]].name;
+    used += (size_t)snprintf(out + used, cap - used, "%s%s", used && out[used - 1] != '.' ? "." : "", name);
+  }
+}
+
+static inline size_t model_field(const lfa_table *t, const char *path) {
+  char p[2 * OR_PATH_MAX];
+  for (size_t i = 0; i < t->n_fields; i++) {
+    model_path(t, i, p, sizeof p);
+    if (strcmp(p, path) == 0) return i;
+  }
+  return SIZE_MAX;
+}
+
+/* Same field paths, same tracked fields (FA-OP-1). */
+static inline bool same_schema(const or_state *o, const lfa_table *t, char *diff, size_t cap) {
+  size_t tracked = 0;
+  if (t->n_fields != o->n_fields) {
+    snprintf(diff, cap, "schema: model has %zu fields, oracle %zu", t->n_fields, o->n_fields);
+    return false;
+  }
+  for (size_t i = 0; i < o->n_fields; i++) {
+    const or_field *f = &o->fields[i];
+    size_t m = model_field(t, f->path);
+    if (m == SIZE_MAX) {
+      snprintf(diff, cap, "schema: model has no field '%s'", f->path);
+      return false;
+    }
+    bool model_tracked = lfa_table_tracked(t, t->fields[m].id) != NULL;
+    if (model_tracked != f->tracked) {
+      snprintf(diff, cap, "field '%s': model %s, oracle %s", f->path, model_tracked ? "tracked" : "untracked",
+               f->tracked ? "tracked" : "untracked");
+      return false;
+    }
+    tracked += f->tracked;
+  }
+  if (t->n_tracked != tracked) {
+    snprintf(diff, cap, "model tracks %zu fields, oracle %zu", t->n_tracked, tracked);
+    return false;
+  }
+  return true;
+}
+
+typedef struct live_row {
+  uint64_t key;
+  size_t frag;
+  uint32_t offset;
+} live_row;
+
+static inline int cmp_live(const void *a, const void *b) {
+  uint64_t x = ((const live_row *)a)->key, y = ((const live_row *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The live rows of `t`, sorted by key; keys come from the fragment with the
+ * same id in `keys_from` (a table read from disk has no keys). */
+static inline live_row *model_rows(const lfa_table *t, const lfa_table *keys_from, size_t *n, char *diff, size_t cap) {
+  size_t total = 0, k = 0;
+  for (size_t i = 0; i < t->n_fragments; i++) total += (size_t)t->fragments[i].physical_rows;
+  live_row *rows = malloc((total ? total : 1) * sizeof *rows);
+  if (rows == NULL) {
+    snprintf(diff, cap, "out of memory reading the model's rows");
+    return NULL;
+  }
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const lfa_fragment *f = &t->fragments[i];
+    size_t j = lfa_table_fragment(keys_from, f->id);
+    const lfa_fragment *kf = j == SIZE_MAX ? NULL : &keys_from->fragments[j];
+    if (kf == NULL || kf->keys == NULL || kf->physical_rows != f->physical_rows) {
+      snprintf(diff, cap, "fragment %" PRIu64 ": no keys for its rows", f->id);
+      free(rows);
+      return NULL;
+    }
+    for (uint32_t o = 0; o < f->physical_rows; o++)
+      if (lfa_fragment_is_live(f, o)) rows[k++] = (live_row){kf->keys[o], i, o};
+  }
+  qsort(rows, k, sizeof *rows, cmp_live);
+  *n = k;
+  return rows;
+}
+
+static inline const live_row *find_live(const live_row *rows, size_t n, uint64_t key) {
+  live_row probe = {key, 0, 0};
+  return bsearch(&probe, rows, n, sizeof *rows, cmp_live);
+}
+
+/* The same live keys, and on each the same state of every tracked field. */
+static inline bool same_rows(const or_state *o, const lfa_table *t, const live_row *rows, size_t n, char *diff,
+                      size_t cap) {
+  for (size_t i = 1; i < n; i++)
+    if (rows[i].key == rows[i - 1].key) {
+      snprintf(diff, cap, "key %" PRIu64 " is live twice in the model", rows[i].key);
+      return false;
+    }
+  if (n != o->n_rows) {
+    snprintf(diff, cap, "model has %zu live rows, oracle %zu", n, o->n_rows);
+    return false;
+  }
+  for (size_t r = 0; r < o->n_rows; r++) {
+    const live_row *m = find_live(rows, n, o->rows[r].key);
+    if (m == NULL) {
+      snprintf(diff, cap, "key %" PRIu64 " is live in the oracle only", o->rows[r].key);
+      return false;
+    }
+    for (size_t i = 0; i < o->n_fields; i++) {
+      if (!o->fields[i].tracked) continue;
+      const lfa_field_state *s = lfa_table_tracked(t, t->fields[model_field(t, o->fields[i].path)].id);
+      bool got = lfa_cell_contains(&s->cells[m->frag], m->offset);
+      if (got != o->rows[r].assigned[i]) {
+        snprintf(diff, cap, "key %" PRIu64 " field '%s': model %s, oracle %s (fragment %" PRIu64 " offset %u)",
+                 o->rows[r].key, o->fields[i].path, got ? "assigned" : "unassigned",
+                 o->rows[r].assigned[i] ? "assigned" : "unassigned", t->fragments[m->frag].id, m->offset);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* Model table `t` (keys from `keys_from`) against oracle state `o`. */
+static inline bool agree(const or_state *o, const lfa_table *t, const lfa_table *keys_from, char *diff, size_t cap) {
+  if (t == NULL || !o->created) {
+    if ((t == NULL) == !o->created) return true;
+    snprintf(diff, cap, "model %s a dataset, oracle %s", t ? "has" : "lacks", o->created ? "has" : "lacks");
+    return false;
+  }
+  if (t->stable_row_ids != o->stable_row_ids) {
+    snprintf(diff, cap, "row-id mode differs");
+    return false;
+  }
+  if (!same_schema(o, t, diff, cap)) return false;
+  size_t n = 0;
+  live_row *rows = model_rows(t, keys_from, &n, diff, cap);
+  if (rows == NULL) return false;
+  bool ok = same_rows(o, t, rows, n, diff, cap);
+  free(rows);
+  return ok;
+}
+
+#endif
