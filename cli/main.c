@@ -12,6 +12,12 @@ static const char USAGE[] =
     "logical assignment?).\n"
     "\n"
     "commands:\n"
+    "  conformance [--adapter CMD] [--filter GLOB] [--expected-failures FILE]\n"
+    "              [--junit FILE] [--tap]\n"
+    "        run the conformance scenarios against a writer (default: lfa's own)\n"
+    "        and verify every dataset it writes; one verdict per scenario\n"
+    "  adapter SCENARIO.json OUT_DIR\n"
+    "        the reference writer behind the conformance protocol\n"
     "  dump DATASET [--version N] [--json]\n"
     "        show each version: operation, flags, schema, fragments, deletions\n"
     "        and the assignment state of every tracked field\n"
@@ -37,6 +43,8 @@ int main(int argc, char **argv) {
     fputs(USAGE, argc < 2 ? stderr : stdout);
     return argc < 2 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
   }
+  if (strcmp(argv[1], "adapter") == 0) return lfa_cli_adapter(argc - 1, argv + 1);
+  if (strcmp(argv[1], "conformance") == 0) return lfa_cli_conformance(argc - 1, argv + 1);
   if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
   if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);

@@ -730,26 +730,26 @@ static bool outcome_as_expected(lfa_scenario_result *r, const lfa_scenario_step 
   return false;
 }
 
-/* Compares the head with the step's check. */
-static lfa_status check_head(lfa_scenario_result *r, const lfa_history *h, const lfa_scenario_step *step,
-                             lfa_error *err) {
-  const lfa_table *head = lfa_history_head(h);
+void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed) {
+  r->failure[0] = '\0';
+  r->checked = false;
+  r->passed = outcome_as_expected(r, step);
+  if (!r->passed || !step->has_check) return;
   r->checked = true;
-  if (head == NULL) {
-    snprintf(r->failure, sizeof r->failure, "check: there is no version to check");
+  char diff[LFA_SCENARIO_FAILURE_MAX - 64];
+  if (observed == NULL) {
+    snprintf(r->failure, sizeof r->failure, "check: nothing was observed (there is no version to check)");
     r->passed = false;
-    return LFA_OK;
-  }
-  lfa_arena arena = {0};
-  lfa_scenario_check got;
-  char diff[LFA_SCENARIO_FAILURE_MAX - 32];
-  lfa_status st = lfa_scenario_observe(&got, &arena, head, err);
-  if (st == LFA_OK && !lfa_scenario_compare(diff, sizeof diff, &step->check, &got)) {
-    snprintf(r->failure, sizeof r->failure, "check of version %" PRIu64 ": %s", head->version, diff);
+  } else if (!lfa_scenario_compare(diff, sizeof diff, &step->check, observed)) {
+    snprintf(r->failure, sizeof r->failure, "check of version %" PRIu64 ": %s", r->head, diff);
     r->passed = false;
   }
-  lfa_arena_free(&arena);
-  return st;
+}
+
+lfa_status lfa_scenario_check_parse(lfa_scenario_check *out, lfa_arena *arena, const lfa_json *v, const char *what,
+                                    lfa_error *err) {
+  ctx c = {arena, err};
+  return parse_check(out, &c, v, what);
 }
 
 static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_scenario *s, size_t i, lfa_error *err) {
@@ -776,9 +776,14 @@ static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_sce
     r->rule = e.rule;
     snprintf(r->reason, sizeof r->reason, "%s", e.msg);
   }
-  r->passed = outcome_as_expected(r, step);
-  st = r->passed && step->has_check ? check_head(r, h, step, err) : LFA_OK;
-  if (st != LFA_OK) lfa_error_prefix(err, "%s: check", label);
+  /* the state after the step, read from the head table by logical key */
+  lfa_arena arena = {0};
+  lfa_scenario_check got;
+  const lfa_table *head = lfa_history_head(h);
+  st = step->has_check && head != NULL ? lfa_scenario_observe(&got, &arena, head, err) : LFA_OK;
+  if (st == LFA_OK) lfa_scenario_judge(r, step, step->has_check && head != NULL ? &got : NULL);
+  else lfa_error_prefix(err, "%s: check", label);
+  lfa_arena_free(&arena);
   return st;
 }
 

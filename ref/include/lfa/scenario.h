@@ -115,6 +115,21 @@ typedef struct lfa_scenario_report {
   lfa_scenario_result *results; /* the steps run, in order; when !passed the last one failed */
 } lfa_scenario_report;
 
+/* Judges one step from what happened (r->outcome, r->rule, r->reason and
+ * r->head, already set) and, when the step has a check, what was observed
+ * after it (NULL: nothing could be observed, which fails a check): sets
+ * r->checked, r->passed and, when not passed, r->failure naming the parts
+ * and keys that differ. Shared by lfa_scenario_run and the conformance
+ * runner, so the reference writer and a writer under test are judged by
+ * one rule. */
+void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed);
+
+/* Reads a check object ({"live", "tracked", "assigned"}, the format of
+ * conformance/SCENARIOS.md) from a parsed JSON value, as strictly as a
+ * scenario's; `what` names the value in messages. Arrays live in `arena`. */
+lfa_status lfa_scenario_check_parse(lfa_scenario_check *out, lfa_arena *arena, const lfa_json *v, const char *what,
+                                    lfa_error *err);
+
 /* Applies every step to `h` (an empty history) in order and compares each
  * outcome and check with the scenario's, stopping at the first difference.
  * A difference is a verdict (report->passed false), not an error: the

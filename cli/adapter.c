@@ -1,0 +1,131 @@
+/* adapter.c: `lfa adapter`, the reference writer behind the conformance
+ * protocol (lfa/conformance.h, conformance/README.md). `lfa conformance`
+ * runs it when no other adapter is given, so the reference writer is
+ * judged exactly as a writer under test is: through its observations file,
+ * with every observation read back from the dataset on disk.
+ *
+ * It executes every step, whatever the scenario expects (judging is the
+ * runner's job), and observes after each step that carries a check. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lfa/conformance.h"
+#include "lfa/fs.h"
+#include "lfa/history.h"
+#include "lfa/scenario.h"
+
+static const char HELP[] =
+    "usage: lfa adapter SCENARIO.json OUT_DIR\n"
+    "\n"
+    "The reference writer as a conformance adapter (conformance/README.md,\n"
+    "\"Adapter protocol\"); `lfa conformance` runs it when no --adapter is given.\n"
+    "It executes the scenario's setup and every step with lfa's writer, writes\n"
+    "the dataset to OUT_DIR/dataset, and writes OUT_DIR/observations.json: each\n"
+    "step's outcome (ok, refused, conflict, with the rule lfa names) and, after\n"
+    "every step with a check, the live rows, tracked fields and is_assigned as\n"
+    "read back from the dataset on disk. Expectations are not compared here.\n"
+    "\n"
+    "OUT_DIR must exist and be empty.\n"
+    "\n"
+    "Exit status: 0 the observations were written; 2 unusable input (bad usage,\n"
+    "not a valid scenario, OUT_DIR not empty) or a failure to write or read back.\n";
+
+static void put_keys(json_writer *w, const char *key, const lfa_keys *keys) {
+  json_open_array(w, key);
+  for (size_t i = 0; i < keys->count; i++) json_u64(w, NULL, keys->keys[i]);
+  json_close_array(w);
+}
+
+static void put_observed(json_writer *w, const lfa_scenario_check *c) {
+  json_open_object(w, "observed");
+  put_keys(w, "live", &c->live);
+  json_open_array(w, "tracked");
+  for (size_t i = 0; i < c->tracked.count; i++) json_string(w, NULL, c->tracked.names[i]);
+  json_close_array(w);
+  json_open_object(w, "assigned");
+  for (size_t i = 0; i < c->n_assigned; i++) put_keys(w, c->assigned[i].path, &c->assigned[i].keys);
+  json_close_object(w);
+  json_close_object(w);
+}
+
+/* Applies step i and records it; observes from disk when it has a check. */
+static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const char *dataset,
+                           lfa_error *err) {
+  const lfa_scenario_step *step = &s->steps[i];
+  lfa_error e = {0};
+  if (step->read_version > h->count)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "step %zu: read_version %" PRIu64 " is past the head (version %zu)", i,
+                    step->read_version, h->count);
+  lfa_status st = lfa_history_apply(h, &step->request, step->read_version, &e);
+  const char *outcome = st == LFA_OK                                  ? "ok"
+                        : st == LFA_ERR_USAGE || st == LFA_ERR_RULE ? "refused"
+                        : st == LFA_ERR_CONFLICT                     ? "conflict"
+                                                                     : NULL;
+  if (outcome == NULL) return *err = e, lfa_error_prefix(err, "step %zu", i), st;
+  json_open_object(w, NULL);
+  json_u64(w, "step", i);
+  json_string(w, "outcome", outcome);
+  if (h->count > 0) json_u64(w, "version", h->count);
+  json_string(w, "rule", st == LFA_OK ? NULL : e.rule);
+  json_string(w, "message", st == LFA_OK ? NULL : e.msg);
+  st = LFA_OK;
+  if (step->has_check && h->count > 0) {
+    lfa_arena arena = {0};
+    lfa_scenario_check got;
+    st = lfa_conformance_observe_disk(&got, &arena, dataset, h->count, lfa_history_head(h), err);
+    if (st == LFA_OK) put_observed(w, &got);
+    else lfa_error_prefix(err, "step %zu", i);
+    lfa_arena_free(&arena);
+  }
+  json_close_object(w);
+  return st;
+}
+
+static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset, lfa_error *err) {
+  lfa_history h;
+  json_writer w = {.out = out};
+  lfa_status st = lfa_history_open(&h, dataset, 0, err);
+  if (st != LFA_OK) return st;
+  json_open_object(&w, NULL);
+  json_string(&w, "adapter", "lfa reference writer");
+  json_open_array(&w, "steps");
+  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) st = run_step(&w, &h, s, i, dataset, err);
+  json_close_array(&w);
+  json_close_object(&w);
+  json_finish(&w);
+  lfa_history_close(&h);
+  return st;
+}
+
+int lfa_cli_adapter(int argc, char **argv) {
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return fputs(HELP, stdout), 0;
+  if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
+    fprintf(stderr, "lfa adapter: expected SCENARIO.json OUT_DIR\n(see lfa adapter --help)\n");
+    return LFA_EXIT_UNUSABLE;
+  }
+  lfa_error err = {0};
+  lfa_names names = {0};
+  lfa_scenario s;
+  char dataset[4096], obs_path[4096];
+  lfa_status st = lfa_fs_list(&names, argv[2], 0, &err);
+  if (st == LFA_OK && names.count != 0) st = lfa_fail(&err, LFA_ERR_USAGE, NULL, "%s is not empty", argv[2]);
+  lfa_fs_names_free(&names);
+  if (st == LFA_OK) st = lfa_fs_join(dataset, sizeof dataset, argv[2], "dataset", &err);
+  if (st == LFA_OK) st = lfa_fs_join(obs_path, sizeof obs_path, argv[2], "observations.json", &err);
+  if (st == LFA_OK) st = lfa_scenario_load(&s, argv[1], &err);
+  if (st != LFA_OK) return fprintf(stderr, "lfa adapter: %s\n", err.msg), LFA_EXIT_UNUSABLE;
+  FILE *out = fopen(obs_path, "wx");
+  if (out == NULL) st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
+  if (st == LFA_OK) st = run_all(out, &s, dataset, &err);
+  if (out != NULL && fclose(out) != 0 && st == LFA_OK)
+    st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
+  lfa_scenario_free(&s);
+  if (st != LFA_OK) return fprintf(stderr, "lfa adapter: %s: %s\n", argv[1], err.msg), LFA_EXIT_UNUSABLE;
+  return LFA_EXIT_OK;
+}

@@ -1,0 +1,242 @@
+/* conformance.c: observations, judging them, and observing from disk
+ * (lfa/conformance.h; the protocol is conformance/README.md). */
+#include "lfa/conformance.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/dataset.h"
+#include "lfa/fs.h"
+#include "lfa/json.h"
+#include "lfa/limits.h"
+
+/* ---- reading observations ------------------------------------------------------------- */
+
+static lfa_status nomem(lfa_error *err) { return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory"); }
+
+/* Every key of `obj` is one of `known`: a typo never passes silently. */
+static lfa_status only_keys(const lfa_json *obj, const char *what, const char *const *known, size_t n,
+                            lfa_error *err) {
+  for (size_t i = 0; i < obj->count; i++) {
+    bool ok = false;
+    for (size_t k = 0; k < n && !ok; k++) ok = strcmp(obj->members[i].key, known[k]) == 0;
+    if (!ok)
+      return lfa_json_fail(err, LFA_ERR_FORMAT, &obj->members[i].value, "%s: unknown key \"%.64s\"", what,
+                           obj->members[i].key);
+  }
+  return LFA_OK;
+}
+
+/* A string copied into the arena; NULL stays NULL when `null_ok`. */
+static lfa_status copy_text(const char **out, lfa_arena *arena, const lfa_json *v, const char *what, bool null_ok,
+                            lfa_error *err) {
+  const char *s;
+  *out = NULL;
+  if (v == NULL || (null_ok && v->kind == LFA_JSON_NULL)) return LFA_OK;
+  lfa_status st = lfa_json_string(&s, v, what, err);
+  if (st == LFA_OK && (*out = lfa_arena_strdup(arena, s)) == NULL) st = nomem(err);
+  return st;
+}
+
+static lfa_status outcome_of(lfa_scenario_outcome *out, const lfa_json *v, const char *what, lfa_error *err) {
+  static const lfa_scenario_outcome ALL[] = {LFA_SCENARIO_OK, LFA_SCENARIO_REFUSED, LFA_SCENARIO_CONFLICT};
+  const char *s;
+  lfa_status st = lfa_json_string(&s, v, what, err);
+  for (size_t i = 0; st == LFA_OK && i < 3; i++)
+    if (strcmp(s, lfa_scenario_outcome_name(ALL[i])) == 0) return *out = ALL[i], LFA_OK;
+  return st != LFA_OK ? st
+                      : lfa_json_fail(err, LFA_ERR_FORMAT, v, "%s must be \"ok\", \"refused\" or \"conflict\", not \"%.32s\"",
+                                      what, s);
+}
+
+/* An observed state states everything: an adapter that leaves a part out
+ * has not observed it, and an absent part must not read as an empty set. */
+static lfa_status observed_state(lfa_scenario_check *out, lfa_arena *arena, const lfa_json *v, const char *what,
+                                 lfa_error *err) {
+  lfa_status st = lfa_scenario_check_parse(out, arena, v, what, err);
+  if (st == LFA_OK && (!out->has_live || !out->has_tracked || lfa_json_find(v, "assigned") == NULL))
+    st = lfa_json_fail(err, LFA_ERR_FORMAT, v, "%s must give \"live\", \"tracked\" and \"assigned\"", what);
+  for (size_t i = 0; st == LFA_OK && i < out->n_assigned; i++) {
+    bool tracked = false;
+    for (size_t k = 0; k < out->tracked.count && !tracked; k++)
+      tracked = strcmp(out->tracked.names[k], out->assigned[i].path) == 0;
+    if (!tracked)
+      st = lfa_json_fail(err, LFA_ERR_FORMAT, v, "%s.assigned lists \"%.64s\", which its \"tracked\" does not", what,
+                         out->assigned[i].path);
+  }
+  return st;
+}
+
+static lfa_status observed_step(lfa_observed_step *out, lfa_arena *arena, const lfa_json *v, size_t index,
+                                lfa_error *err) {
+  static const char *const KEYS[] = {"step", "outcome", "version", "rule", "message", "observed"};
+  char what[64], sub[96];
+  snprintf(what, sizeof what, "steps[%zu]", index);
+  memset(out, 0, sizeof *out);
+  uint64_t step = 0;
+  lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, what, err);
+  if (st == LFA_OK) st = only_keys(v, what, KEYS, 6, err);
+  const lfa_json *j_step = lfa_json_find(v, "step"), *j_outcome = lfa_json_find(v, "outcome"),
+                 *j_version = lfa_json_find(v, "version"), *j_observed = lfa_json_find(v, "observed");
+  if (st == LFA_OK && (j_step == NULL || j_outcome == NULL))
+    return lfa_json_fail(err, LFA_ERR_FORMAT, v, "%s needs \"step\" and \"outcome\"", what);
+  snprintf(sub, sizeof sub, "%s.step", what);
+  if (st == LFA_OK) st = lfa_json_u64(&step, j_step, sub, err);
+  if (st == LFA_OK && step != index)
+    return lfa_json_fail(err, LFA_ERR_FORMAT, j_step, "%s is step %" PRIu64 ", expected %zu: steps are reported in order from 0 (the setup)",
+                         what, step, index);
+  snprintf(sub, sizeof sub, "%s.outcome", what);
+  if (st == LFA_OK) st = outcome_of(&out->outcome, j_outcome, sub, err);
+  snprintf(sub, sizeof sub, "%s.version", what);
+  if (st == LFA_OK && j_version != NULL) st = lfa_json_u64(&out->version, j_version, sub, err), out->has_version = true;
+  snprintf(sub, sizeof sub, "%s.rule", what);
+  if (st == LFA_OK) st = copy_text(&out->rule, arena, lfa_json_find(v, "rule"), sub, true, err);
+  snprintf(sub, sizeof sub, "%s.message", what);
+  if (st == LFA_OK) st = copy_text(&out->message, arena, lfa_json_find(v, "message"), sub, true, err);
+  snprintf(sub, sizeof sub, "%s.observed", what);
+  if (st == LFA_OK && j_observed != NULL && j_observed->kind != LFA_JSON_NULL)
+    st = observed_state(&out->observed, arena, j_observed, sub, err), out->has_observed = true;
+  return st;
+}
+
+static lfa_status observations_top(lfa_observations *out, const lfa_json *root, size_t max_steps, lfa_error *err) {
+  static const char *const KEYS[] = {"adapter", "skipped", "steps"};
+  lfa_status st = lfa_json_want(root, LFA_JSON_OBJECT, "the observations", err);
+  if (st == LFA_OK) st = only_keys(root, "the observations", KEYS, 3, err);
+  const lfa_json *adapter = lfa_json_find(root, "adapter"), *steps = lfa_json_find(root, "steps");
+  if (st == LFA_OK && adapter == NULL)
+    return lfa_json_fail(err, LFA_ERR_FORMAT, root, "the observations need \"adapter\" (the writer's name and version)");
+  if (st == LFA_OK) st = copy_text(&out->adapter, &out->arena, adapter, "adapter", false, err);
+  if (st == LFA_OK) st = copy_text(&out->skipped, &out->arena, lfa_json_find(root, "skipped"), "skipped", true, err);
+  if (st != LFA_OK || out->skipped != NULL) return st;
+  if (steps == NULL) return lfa_json_fail(err, LFA_ERR_FORMAT, root, "the observations need \"steps\" (or \"skipped\")");
+  st = lfa_json_want(steps, LFA_JSON_ARRAY, "steps", err);
+  if (st == LFA_OK && steps->count > max_steps)
+    return lfa_json_fail(err, LFA_ERR_FORMAT, steps, "steps reports %zu steps; the scenario has %zu (setup included)",
+                         steps->count, max_steps);
+  out->steps = st == LFA_OK ? lfa_arena_array(&out->arena, steps->count + 1, sizeof *out->steps) : NULL;
+  if (st == LFA_OK && out->steps == NULL) return nomem(err);
+  for (size_t i = 0; st == LFA_OK && i < steps->count; i++, out->n_steps = i)
+    st = observed_step(&out->steps[i], &out->arena, &steps->items[i], i, err);
+  return st;
+}
+
+lfa_status lfa_observations_parse(lfa_observations *out, const uint8_t *bytes, size_t len, size_t max_steps,
+                                  lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  lfa_json_doc doc;
+  lfa_status st = lfa_json_parse(&doc, bytes, len, err);
+  if (st != LFA_OK) return st;
+  st = observations_top(out, doc.root, max_steps, err);
+  if (st == LFA_OK) st = lfa_arena_check(&out->arena, err);
+  if (st != LFA_OK) lfa_observations_free(out);
+  lfa_json_free(&doc);
+  return st;
+}
+
+lfa_status lfa_observations_load(lfa_observations *out, const char *path, size_t max_steps, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  lfa_buf bytes;
+  lfa_status st = lfa_fs_read(&bytes, path, LFA_JSON_DOCUMENT_BYTES_MAX, err);
+  if (st != LFA_OK) return st; /* the message names the path */
+  st = lfa_observations_parse(out, bytes.data, bytes.len, max_steps, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", path);
+  lfa_buf_free(&bytes);
+  return st;
+}
+
+void lfa_observations_free(lfa_observations *obs) {
+  lfa_arena_free(&obs->arena);
+  memset(obs, 0, sizeof *obs);
+}
+
+/* ---- judging ------------------------------------------------------------------------------ */
+
+static void judge_step(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_observed_step *o) {
+  r->outcome = o->outcome;
+  r->head = o->has_version ? o->version : 0;
+  r->rule = o->rule;
+  snprintf(r->reason, sizeof r->reason, "%s", o->message ? o->message : "(the adapter gave no message)");
+  lfa_scenario_step judged = *step;
+  if (o->rule == NULL) judged.expect_rule = NULL; /* the writer names no rule: the outcome decides */
+  lfa_scenario_judge(r, &judged, o->has_observed ? &o->observed : NULL);
+}
+
+lfa_status lfa_conformance_judge(lfa_scenario_report *out, const lfa_scenario *s, const lfa_observations *obs,
+                                 lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  out->results = calloc(s->n_steps + 1, sizeof *out->results);
+  if (out->results == NULL) return nomem(err);
+  for (size_t i = 0; i < s->n_steps; i++) {
+    lfa_scenario_result *r = &out->results[i];
+    out->n_results = i + 1;
+    if (i >= obs->n_steps) {
+      snprintf(r->failure, sizeof r->failure, "the adapter reported nothing for this step (its observations stop %s)",
+               i == 0 ? "before the setup" : "after the step before");
+      return LFA_OK;
+    }
+    judge_step(r, &s->steps[i], &obs->steps[i]);
+    if (!r->passed) return LFA_OK;
+  }
+  out->passed = true;
+  return LFA_OK;
+}
+
+/* ---- observing from disk ----------------------------------------------------------------- */
+
+static const lfa_fragment *model_fragment(const lfa_table *model, uint64_t id) {
+  for (size_t i = 0; i < model->n_fragments; i++)
+    if (model->fragments[i].id == id) return &model->fragments[i];
+  return NULL;
+}
+
+/* Gives every fragment read from disk the keys the model holds for it. */
+static lfa_status name_rows(lfa_table *disk, const lfa_table *model, lfa_error *err) {
+  for (size_t i = 0; i < disk->n_fragments; i++) {
+    lfa_fragment *f = &disk->fragments[i];
+    const lfa_fragment *m = model_fragment(model, f->id);
+    if (m == NULL || m->physical_rows != f->physical_rows || (m->keys == NULL && m->physical_rows > 0))
+      return lfa_fail(err, LFA_ERR_RULE, NULL,
+                      "fragment %" PRIu64 " on disk (%" PRIu64 " rows) is not the writer's: it has %s", f->id,
+                      f->physical_rows, m == NULL ? "no such fragment" : "another row count or no keys");
+    if (f->physical_rows == 0) continue;
+    f->keys = malloc((size_t)f->physical_rows * sizeof *f->keys);
+    if (f->keys == NULL) return nomem(err);
+    memcpy(f->keys, m->keys, (size_t)f->physical_rows * sizeof *f->keys);
+  }
+  return LFA_OK;
+}
+
+static lfa_status read_back(lfa_table *out, const char *dir, uint64_t version, lfa_error *err) {
+  lfa_version_list list;
+  lfa_names names;
+  lfa_snapshot snap;
+  lfa_status st = lfa_dataset_versions(&list, &names, dir, err);
+  if (st != LFA_OK) return st;
+  const lfa_version_entry *entry = NULL;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == version) entry = &list.entries[i];
+  st = entry ? lfa_snapshot_load(&snap, dir, entry, err)
+             : lfa_fail(err, LFA_ERR_IO, NULL, "%s has no version %" PRIu64, dir, version);
+  if (st == LFA_OK) {
+    st = lfa_table_from_snapshot(out, &snap, err);
+    lfa_snapshot_free(&snap);
+  }
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const char *dir, uint64_t version,
+                                        const lfa_table *model, lfa_error *err) {
+  lfa_table disk;
+  lfa_status st = read_back(&disk, dir, version, err);
+  if (st != LFA_OK) return st;
+  st = name_rows(&disk, model, err);
+  if (st == LFA_OK) st = lfa_scenario_observe(out, arena, &disk, err);
+  lfa_table_free(&disk);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64 " read back", version);
+  return st;
+}
