@@ -403,6 +403,13 @@ static void run_case(suite_run *r, case_result *c) {
     snprintf(c->message, sizeof c->message, "not a valid scenario: %s", err.msg);
     return;
   }
+  if (strcmp(s.name, c->name) != 0) { /* names are unique because file names are */
+    c->verdict = V_FAIL;
+    snprintf(c->message, sizeof c->message, "the scenario is named \"%.200s\", but its file is %.200s.json", s.name,
+             c->name);
+    lfa_scenario_free(&s);
+    return;
+  }
   fflush(NULL);
   pid_t pid = mkdir(out, 0777) == 0 ? fork() : -1;
   if (pid == 0) exec_adapter(r, scenario, out, log);

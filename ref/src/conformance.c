@@ -160,7 +160,8 @@ static void judge_step(lfa_scenario_result *r, const lfa_scenario_step *step, co
   r->rule = o->rule;
   snprintf(r->reason, sizeof r->reason, "%s", o->message ? o->message : "(the adapter gave no message)");
   lfa_scenario_step judged = *step;
-  if (o->rule == NULL) judged.expect_rule = NULL; /* the writer names no rule: the outcome decides */
+  if (o->rule == NULL && o->outcome == step->expect)
+    judged.expect_rule = NULL; /* the writer names no rule: the outcome decides */
   lfa_scenario_judge(r, &judged, o->has_observed ? &o->observed : NULL);
 }
 

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# cli_conformance.sh: `lfa conformance` and `lfa adapter` from the outside,
+# on a small private suite written here, so that every expected line below
+# is derived by hand from these three scenarios:
+#
+#   inv_rows  rows 1-3, emb tracked ASSIGNED at create (FA-OVERWRITE-2: the
+#             caller's assertion); step 1 writes `id` and invalidates emb on
+#             row 2 in place: emb assigned {1, 3} (FA-INVAL-1, FA-UPDATE-2).
+#   plain     rows 1-2, emb UNASSIGNED; step 1 appends row 3 supplying emb
+#             (FA-APPEND-1): emb assigned {3}. No invalidation anywhere.
+#   refusal   step 1 writes and invalidates emb on row 1: refused under
+#             FA-SEM-5; the check shows the setup's state.
+#
+# An adapter that drops invalidations (conformance/adapters/
+# example_adapter.py --drop-invalidations) must then fail inv_rows at step 1
+# with row 2 unexpectedly assigned, fail refusal at step 1 because it
+# committed, and pass plain. Then the verdicts the protocol defines (crash,
+# timeout, skipped, unusable observations, no dataset), expected-failure
+# lists going stale, TAP and JUnit. Run by ctest with the built lfa as $1.
+. "$(dirname "$0")/lib_cli.sh" "$1"
+repo=$(pwd)
+lfa=$(cd "$(dirname "$lfa")" && pwd)/$(basename "$lfa") # the runner works from $tmp
+
+suite=$tmp/suite
+mkdir -p "$suite/scenarios"
+cat >"$suite/scenarios/inv_rows.json" <<'EOF'
+{
+  "name": "inv_rows",
+  "description": "emb ASSIGNED at create on rows 1-3 (FA-OVERWRITE-2); step 1 writes id and invalidates emb on row 2 in place: emb assigned {1, 3} (FA-INVAL-1).",
+  "requirements": ["FA-INVAL-1", "FA-OVERWRITE-2"],
+  "setup": {
+    "fields": [
+      {"path": "id", "type": "int64", "nullable": false},
+      {"path": "emb", "type": "binary", "assignment": "assigned"}
+    ],
+    "rows": [1, 2, 3],
+    "check": {"live": [1, 2, 3], "tracked": ["emb"], "assigned": {"emb": [1, 2, 3]}}
+  },
+  "steps": [
+    {"op": "update", "rows": [2], "fields": ["id"], "invalidate": ["emb"], "rewrite_columns": true,
+     "check": {"live": [1, 2, 3], "assigned": {"emb": [1, 3]}}}
+  ]
+}
+EOF
+cat >"$suite/scenarios/plain.json" <<'EOF'
+{
+  "name": "plain",
+  "description": "emb UNASSIGNED on rows 1-2; appending row 3 that supplies emb assigns it there only (FA-APPEND-1).",
+  "requirements": ["FA-APPEND-1"],
+  "setup": {
+    "fields": [
+      {"path": "id", "type": "int64", "nullable": false},
+      {"path": "emb", "type": "binary", "assignment": "unassigned"}
+    ],
+    "rows": [1, 2],
+    "supplied": ["id"]
+  },
+  "steps": [
+    {"op": "append", "rows": [3], "check": {"live": [1, 2, 3], "tracked": ["emb"], "assigned": {"emb": [3]}}}
+  ]
+}
+EOF
+cat >"$suite/scenarios/refusal.json" <<'EOF'
+{
+  "name": "refusal",
+  "description": "Writing and invalidating emb in one commit is refused (FA-SEM-5); nothing is committed.",
+  "requirements": ["FA-SEM-5"],
+  "setup": {
+    "fields": [
+      {"path": "id", "type": "int64", "nullable": false},
+      {"path": "emb", "type": "binary", "assignment": "unassigned"}
+    ],
+    "rows": [1, 2],
+    "supplied": ["id"]
+  },
+  "steps": [
+    {"op": "update", "rows": [1], "fields": ["emb"], "invalidate": ["emb"], "expect": "refused",
+     "expect_rule": "FA-SEM-5", "check": {"live": [1, 2], "assigned": {"emb": []}}}
+  ]
+}
+EOF
+example="python3 $repo/conformance/adapters/example_adapter.py"
+broken="$example --drop-invalidations"
+conf() { (cd "$tmp" && "$lfa" conformance --suite "$suite" "$@"); }
+outs() { # stdout of the last `exits` holds this text
+  grep -qF -- "$1" "$tmp/cmd.out" || { echo "stdout does not say: $1"; cat "$tmp/cmd.out"; return 1; }
+}
+export LFA=$lfa
+
+# ---- the command ------------------------------------------------------------------
+check "lfa --help lists conformance" bash -c "'$lfa' --help | grep -q 'conformance \[--adapter CMD\]'"
+check "conformance --help teaches the protocol" bash -c "'$lfa' conformance --help | grep -q 'CMD SCENARIO.json OUT_DIR'"
+check "unknown option" exits 2 "$lfa" conformance --suite "$suite" --frobnicate
+check "a timeout of 0" exits 2 "$lfa" conformance --suite "$suite" --timeout 0
+check "a missing suite" exits 2 "$lfa" conformance --suite "$tmp/nowhere"
+check "a filter that selects nothing" exits 2 "$lfa" conformance --suite "$suite" --filter 'zzz*'
+check "adapter into a non-empty directory" bash -c "mkdir -p '$tmp/full/x' && $(declare -f exits); tmp='$tmp'; exits 2 '$lfa' adapter '$suite/scenarios/plain.json' '$tmp/full'"
+
+# ---- the reference writer passes, through the protocol ------------------------------
+check "reference adapter: all pass" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 0 conf && outs '3 scenarios against lfa adapter (the reference writer): 3 passed (1 refused as expected), 0 failed, 0 skipped, 0 crashed, 0 timed out, 0 expected failures, 0 stale'"
+check "adapter observations come from disk and name the rule" bash -c "
+  mkdir '$tmp/obs' && '$lfa' adapter '$suite/scenarios/refusal.json' '$tmp/obs' &&
+  python3 -c '
+import json, sys
+o = json.load(open(\"$tmp/obs/observations.json\"))
+s = o[\"steps\"]
+assert [x[\"outcome\"] for x in s] == [\"ok\", \"refused\"], s
+assert s[1][\"rule\"] == \"FA-SEM-5\" and s[1][\"version\"] == 1, s[1]
+assert s[1][\"observed\"] == {\"live\": [1, 2], \"tracked\": [\"emb\"], \"assigned\": {\"emb\": []}}, s[1]
+' && test -d '$tmp/obs/dataset/_versions'"
+check "example adapter passes like the reference" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 0 conf --adapter '$example' && outs '3 passed (1 refused as expected), 0 failed'"
+
+# ---- a writer that drops invalidations fails the right cases, at the step and row ----
+check "broken adapter: inv_rows and refusal fail, plain passes" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$broken' &&
+  outs 'FAIL  inv_rows: fail: step 1 (update, line 14): check of version 2: assigned \"emb\": expected {1, 3}, got {1, 2, 3} (unexpected {2})' &&
+  outs 'FAIL  refusal: fail: step 1 (update, line 14): expected refused under FA-SEM-5, but it committed version 2' &&
+  ! grep -q ' plain' '$tmp/cmd.out' &&
+  outs '3 scenarios against $broken: 1 passed (0 refused as expected), 2 failed, 0 skipped'"
+
+# ---- expected failures, and the list going stale ----------------------------------
+printf '# known\ninv_rows   # drops invalidations\n\nrefusal\n' >"$tmp/xfail"
+printf 'inv_rows\nrefusal\nplain\n' >"$tmp/xfail_stale"
+printf 'inv_rows\nrefusal\nno_such_case\n' >"$tmp/xfail_unknown"
+check "listed failures do not fail the run" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 0 conf --adapter '$broken' --expected-failures '$tmp/xfail' && outs 'XFAIL inv_rows: fail: step 1' &&
+  outs '0 failed, 0 skipped, 0 crashed, 0 timed out, 2 expected failures, 0 stale'"
+check "a listed case that passes is stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$broken' --expected-failures '$tmp/xfail_stale' &&
+  outs 'FAIL  plain: stale: listed as an expected failure, but it passes' && outs '2 expected failures, 1 stale'"
+check "a listed name not in the suite is stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$broken' --expected-failures '$tmp/xfail_unknown' && outs 'no_such_case: STALE'"
+check "a listed name the filter leaves out is not stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 0 conf --adapter '$broken' --expected-failures '$tmp/xfail_stale' --filter 'inv*' --filter refusal"
+check "the reference writer makes the list stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --expected-failures '$tmp/xfail' && outs '3 passed (1 refused as expected), 0 failed, 0 skipped, 0 crashed, 0 timed out, 0 expected failures, 2 stale'"
+
+# ---- the other verdicts ----------------------------------------------------------------
+mk() { printf '#!/bin/sh\n%s\n' "$2" >"$tmp/$1" && chmod +x "$tmp/$1"; }
+mk crash.sh 'echo "writer: boom" >&2; exit 3'
+mk segv.sh 'kill -SEGV $$'
+mk slow.sh 'sleep 30'
+mk skip.sh 'printf "{\"adapter\": \"t\", \"skipped\": \"no nested fields here\"}" >"$2/observations.json"; exit 77'
+mk garbage.sh 'printf "{\"adapter\": \"t\", \"steps\": [{\"step\": 1, \"outcome\": \"ok\"}]}" >"$2/observations.json"'
+mk nodata.sh 'printf "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\"}, {\"step\": 1, \"outcome\": \"ok\", \"observed\": {\"live\": [1, 2, 3], \"tracked\": [\"emb\"], \"assigned\": {\"emb\": [3]}}}]}" >"$2/observations.json"'
+mk short.sh 'mkdir "$2/dataset"; printf "{\"adapter\": \"t\", \"steps\": []}" >"$2/observations.json"'
+verdict() { # adapter script, expected stdout text, extra options...
+  local a=$1 want=$2; shift 2
+  check "verdict: $a" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+    exits ${EXIT:-1} conf --filter plain --adapter '${EXEC:-} $tmp/$a' $* && outs '$want'"
+}
+verdict crash.sh 'FAIL  plain: crash: the adapter exited with status 3; its last line: writer: boom'
+EXEC=exec verdict segv.sh 'FAIL  plain: crash: the adapter was killed by signal 11'
+verdict slow.sh 'FAIL  plain: timeout: the adapter ran past 1 s and was killed' --timeout 1
+EXIT=0 verdict skip.sh 'SKIP  plain: no nested fields here'
+verdict garbage.sh 'FAIL  plain: fail: unusable observations'
+verdict nodata.sh 'FAIL  plain: fail: the adapter left no dataset'
+verdict short.sh 'FAIL  plain: fail: setup (create, line 5): the adapter reported nothing for this step'
+check "a timeout kills the adapter's whole process group" bash -c "
+  mk() { printf '#!/bin/sh\n%s\n' \"\$2\" >'$tmp'/\$1 && chmod +x '$tmp'/\$1; }
+  mk forks.sh 'sleep 3131 & sleep 3131'
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --filter plain --adapter '$tmp/forks.sh' --timeout 1 >/dev/null)
+  ! pgrep -f '^sleep 3131$' >/dev/null"
+
+# ---- reports ---------------------------------------------------------------------------
+check "TAP: plan, ok, not ok with a YAML block, TODO" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --adapter '$broken' --expected-failures '$tmp/xfail_stale' --tap) >'$tmp/tap'
+  sed -n '1,2p' '$tmp/tap' | tr '\n' '|' | grep -qx 'TAP version 13|1..3|' &&
+  grep -qx 'not ok 1 - inv_rows # TODO expected failure' '$tmp/tap' &&
+  grep -qx 'not ok 2 - plain' '$tmp/tap' && grep -qx '  verdict: stale' '$tmp/tap' &&
+  grep -qx 'not ok 3 - refusal # TODO expected failure' '$tmp/tap' && tail -1 '$tmp/tap' | grep -q '^# conformance: 3 scenarios'"
+check "JUnit: one case per scenario, failures and skips" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --adapter '$broken' --expected-failures '$tmp/xfail' --junit '$tmp/j.xml') >/dev/null
+  python3 -c '
+import xml.etree.ElementTree as E
+s = E.parse(\"$tmp/j.xml\").getroot().find(\"testsuite\")
+cases = {c.get(\"name\"): c for c in s.findall(\"testcase\")}
+assert sorted(cases) == [\"inv_rows\", \"plain\", \"refusal\"], cases
+assert s.get(\"tests\") == \"3\" and s.get(\"failures\") == \"0\" and s.get(\"skipped\") == \"2\", s.attrib
+assert cases[\"inv_rows\"].find(\"skipped\") is not None and len(list(cases[\"plain\"])) == 0
+'"
+check "work directory kept with --work" bash -c "(cd '$tmp' && '$lfa' conformance --suite '$suite' --work '$tmp/w' >/dev/null) &&
+  test -f '$tmp/w/plain/observations.json' && test -d '$tmp/w/plain/dataset/_versions' && test -f '$tmp/w/plain.log'"
+finish
