@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # bootstrap.sh: the README's first command. Installs what is missing, builds
-# lfa, writes the bundled sample dataset and dumps it.
+# lfa, and runs the main job: the conformance suite against the reference
+# writer (every scenario's dataset written, read back and verified), then
+# `lfa verify` of one of the datasets it wrote, in full. Also writes the
+# bundled sample dataset to build/sample for the README's examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build -DLFA_VARIANT=release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
-rm -rf build/sample
+rm -rf build/sample build/conformance
 build/lfa sample build/sample >/dev/null
-build/lfa dump build/sample
+echo "== lfa conformance: every scenario of conformance/scenarios/ on the reference writer"
+build/lfa conformance --work build/conformance
+dataset=build/conformance/div_invalidation_vs_compaction_stable_row_ids/dataset
+[ -d "$dataset" ] || dataset=build/conformance/update_rewrite_rows_moves_state_stable_row_ids/dataset
+echo
+echo "== lfa verify $dataset"
+build/lfa verify "$dataset"
