@@ -37,17 +37,20 @@ check "run with a bad seed" exits 2 "$lfa" run conformance/scenarios/create_init
 check "run of a missing file" exits 2 "$lfa" run "$tmp/none.json" "$(out)"
 
 # ---- every scenario passes, and its dataset decodes ----------------------------------
+# Every scenario runs to exit 0 (`lfa conformance` also checks names and
+# verifies each dataset); a few, chosen for covering both row-id modes, a
+# refusal and nested fields, are also dumped version by version.
 count=0
 for f in conformance/scenarios/*.json; do
   count=$((count + 1))
+  check "$f runs to exit 0" exits 0 "$lfa" run "$f" "$(out)"
+done
+for name in delete_changes_no_state delete_changes_no_state_stable_row_ids refused_write_and_invalidate \
+  nested_write_and_invalidate; do
+  f=conformance/scenarios/$name.json
   o=$(out)
-  check "$f runs to exit 0" exits 0 "$lfa" run "$f" "$o"
-  check "$f: name is the file name" python3 -c "
-import json, os, sys
-d = json.load(open('$f'))
-assert d['name'] + '.json' == os.path.basename('$f'), d['name']"
   check "$f: every version decodes" bash -c "
-    '$lfa' dump --json '$o' >'$tmp/dump.json' &&
+    '$lfa' run '$f' '$o' >/dev/null && '$lfa' dump --json '$o' >'$tmp/dump.json' &&
     '$lfa' run --json '$f' '$o.again' >'$tmp/run.json' &&
     python3 -c \"
 import json
