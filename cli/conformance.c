@@ -90,6 +90,7 @@ typedef struct case_result {
   verdict verdict;
   bool listed; /* in the expected-failures list */
   double seconds;
+  size_t steps, checks, versions; /* steps judged, checks held, versions verified */
   char message[MESSAGE_MAX];
 } case_result;
 
@@ -316,7 +317,11 @@ static void judge_observations(case_result *c, const lfa_scenario *s, const lfa_
     return;
   }
   bool refused = false;
-  for (size_t i = 0; i < rep.n_results; i++) refused |= rep.results[i].outcome != LFA_SCENARIO_OK;
+  for (size_t i = 0; i < rep.n_results; i++) {
+    refused |= rep.results[i].outcome != LFA_SCENARIO_OK;
+    c->steps += rep.results[i].passed;
+    c->checks += rep.results[i].passed && rep.results[i].checked;
+  }
   if (rep.passed) {
     c->verdict = refused ? V_REFUSED_AS_EXPECTED : V_PASS;
   } else {
@@ -342,7 +347,7 @@ static void verify_dataset(case_result *c, const char *dataset, const lfa_observ
   if (lfa_verify_dataset(&res, dataset, NULL, &err) != LFA_OK) {
     c->verdict = V_FAIL;
     snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
-  } else if (lfa_findings_count(&res.findings, LFA_SEVERITY_ERROR) > 0) {
+  } else if ((c->versions = res.versions_checked, lfa_findings_count(&res.findings, LFA_SEVERITY_ERROR) > 0)) {
     const lfa_finding *f = NULL;
     for (size_t i = 0; i < res.findings.count && f == NULL; i++)
       if (res.findings.items[i].severity == LFA_SEVERITY_ERROR) f = &res.findings.items[i];
@@ -586,6 +591,11 @@ int lfa_cli_conformance(int argc, char **argv) {
     fprintf(stderr, "lfa conformance: %s\n", err.msg);
     st = LFA_ERR_IO;
   }
+  size_t steps = 0, checks = 0, versions = 0;
+  for (size_t i = 0; i < r.n_cases; i++)
+    steps += r.cases[i].steps, checks += r.cases[i].checks, versions += r.cases[i].versions;
+  printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", a.tap ? "# " : "",
+         steps, checks, versions);
   printf("%sconformance: %zu scenarios against %s: %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
          "%zu crashed, %zu timed out, %zu expected failures, %zu stale\n",
          a.tap ? "# " : "", r.n_cases, adapter_name, t.passed, t.refused, t.failed,
