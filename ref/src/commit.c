@@ -205,6 +205,7 @@ static int by_id(const void *a, const void *b) {
 
 /* Lance re-sorts the list by id after every change [FA-LANCE-5]. */
 static lfa_status sort_fragments(lfa_table *n, lfa_error *err) {
+  if (n->n_fragments == 0) return LFA_OK; /* a dataset with no row; qsort takes no NULL list */
   qsort(n->fragments, n->n_fragments, sizeof *n->fragments, by_id);
   for (size_t i = 1; i < n->n_fragments; i++)
     if (n->fragments[i].id == n->fragments[i - 1].id)

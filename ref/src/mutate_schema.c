@@ -194,6 +194,11 @@ lfa_status mut_track(mut *m) {
   const lfa_request *q = m->req;
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
+  /* [FA-TXN-8] an Initialization names a field of N's schema: a path R
+   * lacks is refused under that rule, like tracking a field twice */
+  if (st == LFA_OK && q->field != NULL && mut_field(m->r, q->field) == NULL)
+    st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-TXN-8", "cannot track unknown field '%s': an Initialization names a "
+                  "field of the schema", q->field);
   if (st == LFA_OK) st = named_field(&f, m);
   if (st == LFA_OK && lfa_table_tracked(m->r, f->id) != NULL)
     st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-TXN-8", "field '%s' (stable field id %d) is already tracked: a field "
