@@ -196,7 +196,7 @@ static void test_FA_TXN_8_tracking_twice_refused(void **state) {
   track(&h, "id", LFA_ASSIGNED);
   q.field = "id";
   refused(&h, &q, "FA-TXN-8"); /* the second time */
-  q.field = "nope"; /* an Initialization names a field of N's schema: FA-TXN-8 again */
+  q.field = "nope"; /* an Initialization names a field of N's schema */
   refused(&h, &q, "FA-TXN-8");
   q.field = "payload", q.assignment = LFA_UNTRACKED; /* no state to start from */
   refused(&h, &q, "FA-PROJECT-4");

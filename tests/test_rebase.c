@@ -2,7 +2,7 @@
  * a later head (ref/src/rebase.c through lfa_history_apply), each pair of
  * spec 06-concurrency.md §2 checked against states derived by hand.
  * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5, FA-CONC-7,
- * FA-CONC-8, FA-REMAP-1, FA-REMAP-3. */
+ * FA-CONC-8, FA-REMAP-1, FA-REMAP-3, FA-MERGEINSERT-6. */
 #include "testutil.h"
 
 #include "lfa/history.h"
@@ -196,6 +196,69 @@ static void test_FA_CONC_7_initialization_racing_an_append(void **state) {
   lfa_history_close(&h);
 }
 
+/* Two writers that read version 2 name their first data file alike: the
+ * append (committed as 3) and the compaction (committed as 4) both hold a
+ * fragment whose first file is v3-0.lance. The invalidation of key 1, read
+ * at 2, is mapped through the compaction's group (FA-REMAP-1): key 1 is the
+ * group's first live old row (fragment 0, offset 0), so it lands on the
+ * first row of the compaction's new fragment, which holds key 1, never on
+ * the carried appended fragment with the same path (which holds 7 and 8).
+ * emb was written on 1..6 (setup) and 7, 8 are appended storing it. */
+static void test_FA_CONC_4_remap_skips_a_carried_fragment_with_the_same_path(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_error err = {0};
+  char got[128];
+  setup(&h, false);
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}, .fields = {2, BOTH}};
+  lfa_request compact = {.op = LFA_OP_COMPACT};
+  lfa_request inv = invalidate((const uint64_t[]){1}, 1);
+  assert_ok(lfa_history_apply(&h, &ap, 2, &err), &err);
+  assert_ok(lfa_history_apply(&h, &compact, 2, &err), &err);
+  assert_ok(lfa_history_apply(&h, &inv, 2, &err), &err);
+  assigned(got, sizeof got, lfa_history_head(&h));
+  assert_string_equal(got, "2 3 4 5 6 7 8 ");
+  lfa_history_close(&h);
+}
+
+/* [FA-CONC-7] A merge_insert that deletes the matched key 1 and inserts
+ * key 7 leaves six live rows, as before, but row 7 was never seen by an
+ * assigned initialization read at version 2: retryable. Unassigned goes
+ * through. */
+static void test_FA_CONC_7_insert_that_keeps_the_row_count(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_error err = {0};
+  setup(&h, false);
+  lfa_request mi = {.op = LFA_OP_MERGE_INSERT, .rows = {1, (const uint64_t[]){1}}, .inserts = {1, (const uint64_t[]){7}},
+                    .fields = {1, ID}, .delete_matched = true};
+  lfa_request yes = {.op = LFA_OP_TRACK, .field = "id", .assignment = LFA_ASSIGNED};
+  lfa_request no = {.op = LFA_OP_TRACK, .field = "id", .assignment = LFA_UNASSIGNED};
+  assert_ok(lfa_history_apply(&h, &mi, 2, &err), &err);
+  assert_status(lfa_history_apply(&h, &yes, 2, &err), LFA_ERR_CONFLICT, &err);
+  assert_rule(&err, "FA-CONC-7");
+  assert_ok(lfa_history_apply(&h, &no, 2, &err), &err);
+  lfa_history_close(&h);
+}
+
+/* spec 06 §2 "Merge or cast | any Update, Append, Delete, Rewrite |
+ * retryable (Lance)": a Merge restates the fragment list it read, so an
+ * add_columns read at 2 cannot commit over an append (version 3). */
+static void test_merge_after_an_append_is_retryable(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_error err = {0};
+  setup(&h, false);
+  static const lfa_new_field score[] = {{"score", "double", true, LFA_UNASSIGNED}};
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = {1, (const uint64_t[]){7}}, .fields = {1, ID}};
+  lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = score, .n_new_fields = 1};
+  assert_ok(lfa_history_apply(&h, &ap, 2, &err), &err);
+  assert_status(lfa_history_apply(&h, &add, 2, &err), LFA_ERR_CONFLICT, &err);
+  assert_int_equal(h.count, 3);
+  assert_ok(lfa_history_apply(&h, &add, 3, &err), &err);
+  lfa_history_close(&h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_CONC_3_two_invalidations_both_kept),
@@ -207,6 +270,9 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_4_invalidation_after_compaction),
       cmocka_unit_test(test_FA_CONC_5_compaction_after_invalidation),
       cmocka_unit_test(test_FA_CONC_7_initialization_racing_an_append),
+      cmocka_unit_test(test_FA_CONC_4_remap_skips_a_carried_fragment_with_the_same_path),
+      cmocka_unit_test(test_FA_CONC_7_insert_that_keeps_the_row_count),
+      cmocka_unit_test(test_merge_after_an_append_is_retryable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,12 +22,13 @@ static lfa_status need_dataset(const mut *m) {
   return LFA_OK;
 }
 
-/* The field of R that request.field names (TRACK, RENAME, CAST, SET_NULLABLE). */
-static lfa_status named_field(const lfa_field **out, const mut *m) {
+/* The field of R that request.field names (TRACK, RENAME, CAST, SET_NULLABLE);
+ * `rule`: the requirement an unknown name breaks, if any. */
+static lfa_status named_field(const lfa_field **out, const mut *m, const char *rule) {
   const char *path = m->req->field;
   *out = path ? mut_field(m->r, path) : NULL;
   if (path == NULL) return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "no field named (request.field)");
-  if (*out == NULL) return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "unknown field '%s'", path);
+  if (*out == NULL) return lfa_fail(m->err, LFA_ERR_USAGE, rule, "unknown field '%s'", path);
   return LFA_OK;
 }
 
@@ -194,12 +195,7 @@ lfa_status mut_track(mut *m) {
   const lfa_request *q = m->req;
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
-  /* [FA-TXN-8] an Initialization names a field of N's schema: a path R
-   * lacks is refused under that rule, like tracking a field twice */
-  if (st == LFA_OK && q->field != NULL && mut_field(m->r, q->field) == NULL)
-    st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-TXN-8", "cannot track unknown field '%s': an Initialization names a "
-                  "field of the schema", q->field);
-  if (st == LFA_OK) st = named_field(&f, m);
+  if (st == LFA_OK) st = named_field(&f, m, "FA-TXN-8"); /* an Initialization names a field of N's schema */
   if (st == LFA_OK && lfa_table_tracked(m->r, f->id) != NULL)
     st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-TXN-8", "field '%s' (stable field id %d) is already tracked: a field "
                   "cannot be tracked twice", q->field, f->id);
@@ -233,7 +229,7 @@ static lfa_status check_name(const mut *m, const lfa_field *f, const char *name)
 lfa_status mut_rename(mut *m) {
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m);
+  if (st == LFA_OK) st = named_field(&f, m, NULL);
   if (st == LFA_OK) st = check_name(m, f, m->req->new_name);
   if (st != LFA_OK) return st;
   SchemaField **schema = mut_schema_pb(m, m->r);
@@ -248,7 +244,7 @@ lfa_status mut_rename(mut *m) {
 lfa_status mut_set_nullable(mut *m) {
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m);
+  if (st == LFA_OK) st = named_field(&f, m, NULL);
   if (st == LFA_OK && f->nullable && !m->req->nullable)
     st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "field '%s' is nullable and cannot be made non-nullable", m->req->field);
   if (st != LFA_OK) return st;
@@ -338,7 +334,7 @@ lfa_status mut_cast(mut *m) {
   size_t n = m->r->n_fields, n_sub = 0;
   int32_t *old_ids = calloc(n + 1, sizeof *old_ids), *new_ids = calloc(n + 1, sizeof *new_ids);
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m);
+  if (st == LFA_OK) st = named_field(&f, m, NULL);
   if (st == LFA_OK && (q->new_type == NULL || q->new_type[0] == '\0'))
     st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "casting '%s' needs a type (new_type)", q->field);
   if (st == LFA_OK && (old_ids == NULL || new_ids == NULL)) st = lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");

@@ -93,8 +93,9 @@ static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *t
   if (is_metadata(mine) || is_metadata(theirs) || m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ||
       m == LANCE__TABLE__TRANSACTION__OPERATION_APPEND)
     return LFA_OK;
-  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE && t != LANCE__TABLE__TRANSACTION__OPERATION_APPEND)
-    return retry(b, v, NULL, "a merge restates every fragment");
+  /* a Merge restates the fragment list it read: retried after any commit
+   * that changed it, an Append included (spec 06 §2 "Merge or cast") */
+  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, NULL, "a merge restates every fragment");
   if (t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE || t == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT)
     return m == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT || t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE
                ? retry(b, v, NULL, "both change the schema or fragment list") : LFA_OK;
@@ -120,6 +121,37 @@ static uint64_t live_rows(const lfa_table *t) {
   return n;
 }
 
+static int by_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* [FA-CONC-7] Did I add rows? A live row of a fragment I created is a row
+ * I added unless it is a row of `before` that I moved (a Rewrite, a
+ * REWRITE_ROWS Update): the writer knows its rows by key
+ * (lfa_fragment.keys), and a created fragment without keys counts as new
+ * rows. Counting live rows is not enough: a merge_insert that deletes one
+ * row and inserts another leaves the count as it was. */
+static lfa_status added_rows(bool *out, const rb *b, const lfa_table *before, const lfa_table *after) {
+  uint64_t n = 0, cap = live_rows(before);
+  uint64_t *seen = calloc(cap + 1, sizeof *seen);
+  *out = false;
+  if (seen == NULL) return lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < before->n_fragments; i++)
+    for (uint32_t o = 0; before->fragments[i].keys && o < before->fragments[i].physical_rows && n < cap; o++)
+      if (lfa_fragment_is_live(&before->fragments[i], o)) seen[n++] = before->fragments[i].keys[o];
+  qsort(seen, n, sizeof *seen, by_key);
+  for (size_t i = 0; i < after->n_fragments && !*out; i++) {
+    const lfa_fragment *f = &after->fragments[i];
+    if (lfa_table_fragment(before, f->id) != SIZE_MAX) continue; /* carried: the same rows (FA-LANCE-19) */
+    for (uint32_t o = 0; o < f->physical_rows && !*out; o++)
+      *out = lfa_fragment_is_live(f, o) &&
+             (f->keys == NULL || bsearch(&f->keys[o], seen, n, sizeof *seen, by_key) == NULL);
+  }
+  free(seen);
+  return LFA_OK;
+}
+
 static bool left_schema(const lfa_table *before, const lfa_table *after, int32_t id) {
   return lfa_table_field(before, id) != NULL && lfa_table_field(after, id) == NULL;
 }
@@ -133,8 +165,11 @@ static lfa_status sidecar_conflicts(const rb *b, const lfa_table *before, const 
   for (size_t k = 0; k < s->n_transfers; k++)
     if (left_schema(before, after, s->transfers[k]->target_field_id))
       return retry(b, v, "FA-CONC-6", "a field the commit transfers to left the schema");
-  bool added = live_rows(after) > live_rows(before) ||
-               op(b->changes[v - 1].txn) == LANCE__TABLE__TRANSACTION__OPERATION_APPEND;
+  bool added = false;
+  if (s->n_initializations > 0) {
+    lfa_status st = added_rows(&added, b, before, after);
+    if (st != LFA_OK) return st;
+  }
   for (size_t k = 0; k < s->n_initializations; k++) {
     int32_t f = s->initializations[k]->field_id;
     if (left_schema(before, after, f)) return retry(b, v, "FA-CONC-6", "a field the commit initializes left the schema");
@@ -180,6 +215,9 @@ static bool remap(uint64_t *addr, const lfa_table *before, const lfa_table *afte
     /* new fragments got their ids at commit: find them in `after` by first file */
     for (size_t i = 0; i < after->n_fragments; i++) {
       const lfa_fragment *f = &after->fragments[i];
+      /* only fragments I created: a carried one may have the same first
+       * file path (two writers that read one version name files alike) */
+      if (lfa_table_fragment(before, f->id) != SIZE_MAX) continue;
       if (f->n_files == 0 || g->new_fragments[j]->n_files == 0 ||
           strcmp(f->files[0].path, g->new_fragments[j]->files[0]->path) != 0)
         continue;
