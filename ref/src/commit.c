@@ -400,16 +400,32 @@ static lfa_status build_structure(lfa_table *n, const lfa_change *c, lfa_error *
 
 static lfa_status commit_restore(lfa_table *n, const lfa_table *p, const lfa_table *restored, lfa_error *err) {
   if (restored == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "restore and clone need the source version's table");
-  lfa_status st = lfa_table_copy(n, restored, err);
+  /* [FA-FLAG-5] N copies the restored version: a feature this writer does
+   * not know could not come along */
+  lfa_status st = lfa_check_writer_flags(restored, err);
+  if (st == LFA_OK) st = lfa_table_copy(n, restored, err);
   if (st != LFA_OK) return st;
   n->version = p ? p->version + 1 : 1;
+  n->writer_feature_flags = 0; /* the writer's to compute (FA-FLAG-1) */
   if (p != NULL && p->has_max_fragment_id && (!n->has_max_fragment_id || p->max_fragment_id > n->max_fragment_id))
     n->max_fragment_id = p->max_fragment_id, n->has_max_fragment_id = true;
   return LFA_OK;
 }
 
+lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
+  uint64_t unknown = t->writer_feature_flags & ~(uint64_t)LFA_WRITER_FLAGS_KNOWN;
+  if (unknown == 0) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64
+                  ", with bits 0x%" PRIx64 " this writer does not know: it cannot keep their state", t->version,
+                  t->writer_feature_flags, unknown);
+}
+
 lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *c, const lfa_table *restored, lfa_error *err) {
   memset(n, 0, sizeof *n);
+  /* [FA-FLAG-5] P is the head committed on, after any rebase: a bit that
+   * appeared since R stops the commit here, before anything is written */
+  lfa_status flags = p != NULL ? lfa_check_writer_flags(p, err) : LFA_OK;
+  if (flags != LFA_OK) return flags;
   int op = (int)c->txn->operation_case;
   if (op == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE || op == LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return commit_restore(n, p, restored, err); /* FA-RESTORE-1, FA-CLONE-1/2: state comes along */
@@ -423,5 +439,6 @@ lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *c, con
   if (st == LFA_OK) st = sort_fragments(n, err);
   if (st == LFA_OK) st = lfa_apply_assignment(n, p, c->txn, err);
   if (st != LFA_OK) lfa_table_free(n);
+  else n->writer_feature_flags = 0; /* N's words are the writer's to compute (FA-FLAG-1) */
   return st;
 }

@@ -48,6 +48,17 @@ typedef struct lfa_change {
 
 void lfa_change_free(lfa_change *change);
 
+/* The writer feature bits this committer knows [FA-FLAG-4]: Lance's bits 1
+ * to 128 and field assignment's 256. Bit 512 and above are unknown, as in
+ * upstream, whose first unknown bit is 512 (FLAG_UNKNOWN). */
+#define LFA_WRITER_FLAGS_KNOWN 0x1FFu
+
+/* [FA-FLAG-5] Refuses (LFA_ERR_RULE) to commit to `t` when its writer word
+ * has a bit outside LFA_WRITER_FLAGS_KNOWN: this committer could not keep
+ * the state of a feature it does not know. lfa_mutate checks R, and
+ * lfa_commit checks P, the head after any rebase. */
+lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);
+
 /* Builds N = P + change as version P.version + 1. `restored` is the table
  * of the version a Restore names, or the source of a Clone (NULL
  * otherwise); `p` is NULL only when the change creates the dataset. */
