@@ -61,8 +61,12 @@ lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);
 
 /* Builds N = P + change as version P.version + 1. `restored` is the table
  * of the version a Restore names, or the source of a Clone (NULL
- * otherwise); `p` is NULL only when the change creates the dataset. */
-lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *change, const lfa_table *restored,
+ * otherwise); `p` is NULL only when the change creates the dataset.
+ * Like Lance's committer, it repairs field ids an older writer stored twice
+ * in one fragment (FA-LANCE-6), and then adds the Transfers that carry the
+ * renumbered fields' tracking to the change's sidecar [FA-ID-4]: the
+ * change is the transaction applied, to be stored as it is (FA-TXN-17). */
+lfa_status lfa_commit(lfa_table *n, const lfa_table *p, lfa_change *change, const lfa_table *restored,
                       lfa_error *err);
 
 #endif
