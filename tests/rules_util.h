@@ -85,4 +85,65 @@ static inline void rewrite_manifest(const char *dir, uint64_t version, manifest_
   lfa_buf_free(&out);
 }
 
+/* ---- the assignment objects of a dataset ------------------------------------------- */
+
+/* A small set of relative paths (tests write a few dozen objects). */
+typedef struct path_set {
+  size_t n;
+  char *items[256];
+} path_set;
+
+static inline bool path_set_has(const path_set *s, const char *path) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->items[i], path) == 0) return true;
+  return false;
+}
+
+static inline void path_set_add(path_set *s, const char *path) {
+  if (path_set_has(s, path)) return;
+  if (s->n == sizeof s->items / sizeof s->items[0]) fail_msg("path set is full");
+  size_t len = strlen(path);
+  s->items[s->n] = malloc(len + 1);
+  assert_non_null(s->items[s->n]);
+  memcpy(s->items[s->n++], path, len + 1);
+}
+
+static inline void path_set_free(path_set *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->items[i]);
+  s->n = 0;
+}
+
+/* Every file under `dir/rel` (recursively), as paths relative to `dir`. */
+static inline void list_files(path_set *out, const char *dir, const char *rel) {
+  char path[1024];
+  lfa_names names;
+  lfa_error err = {0};
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  assert_ok(lfa_fs_list(&names, path, 1, &err), &err);
+  for (size_t i = 0; i < names.count; i++) {
+    char child[512];
+    if ((size_t)snprintf(child, sizeof child, "%s/%s", rel, names.names[i]) >= sizeof child) fail_msg("path too long");
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, child) >= sizeof path) fail_msg("path too long");
+    if (lfa_fs_is_dir(path) == 1) list_files(out, dir, child);
+    else path_set_add(out, child);
+  }
+  lfa_fs_names_free(&names);
+}
+
+/* The roots and partial bitmaps the manifests of versions 1..count name. */
+static inline void referenced_objects(path_set *out, const char *dir, uint64_t count) {
+  for (uint64_t v = 1; v <= count; v++) {
+    lfa_snapshot snap;
+    load_version(&snap, dir, v);
+    for (size_t t = 0; t < snap.n_tracked; t++) {
+      path_set_add(out, snap.tracked[t].root_file->path);
+      for (size_t k = 0; k < snap.tracked[t].root->n_fragments; k++) {
+        const Lance__Table__FieldAssignmentFragment *e = snap.tracked[t].root->fragments[k];
+        if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) path_set_add(out, e->partial->path);
+      }
+    }
+    lfa_snapshot_free(&snap);
+  }
+}
+
 #endif
