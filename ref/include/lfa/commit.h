@@ -44,6 +44,10 @@ typedef struct lfa_change {
   size_t n_keys;
   lfa_row_keys *keys;
   bool stable_row_ids; /* when the change creates the dataset: stable row ids on */
+  /* merge_insert on _rowid: source rows whose value named no live row of R,
+   * neither written nor inserted (the statistics a writer returns,
+   * FA-MERGEINSERT-2) */
+  uint64_t unmatched_source_rows;
 } lfa_change;
 
 void lfa_change_free(lfa_change *change);
