@@ -474,12 +474,20 @@ static void rename_in_sidecar(Lance__Table__Transaction__FieldAssignmentTransact
  * added to the change's sidecar: the stored transaction says what was
  * applied (FA-TXN-17). */
 static lfa_status repair_field_ids(lfa_table *n, const lfa_table *p, lfa_change *c, lfa_error *err) {
-  int32_t *dup = NULL;
+  int32_t *dup = NULL, largest = -1;
   size_t count = 0;
   lfa_status st = duplicated_ids(&dup, &count, n, err);
-  int32_t next = count > 0 ? mut_next_field_id(n) : 0;
+  for (size_t i = 0; i < n->n_fields; i++) largest = n->fields[i].id > largest ? n->fields[i].id : largest;
+  for (size_t i = 0; i < n->n_fragments; i++)
+    for (size_t k = 0; k < n->fragments[i].n_files; k++)
+      for (size_t j = 0; j < n->fragments[i].files[k].n_fields; j++)
+        largest = n->fragments[i].files[k].fields[j] > largest ? n->fragments[i].files[k].fields[j] : largest;
+  /* a duplicated id is listed, so largest >= 0 whenever count > 0 */
+  if (st == LFA_OK && count > 0 && count > (size_t)(INT32_MAX - largest)) /* hostile ids: no fresh one left */
+    st = lfa_fail(err, LFA_ERR_LIMIT, NULL, "%zu duplicated field ids, and no fresh id above %d", count, largest);
   mut m = {p, NULL, c, n->version, 0, err};
-  for (size_t d = 0; st == LFA_OK && d < count; d++, next++) {
+  for (size_t d = 0; st == LFA_OK && d < count; d++) {
+    int32_t next = largest + 1 + (int32_t)d; /* Lance's max_field_id() + 1, in order */
     for (size_t i = 0; i < n->n_fragments; i++) renumber_newest(&n->fragments[i], dup[d], next);
     bool in_schema = false;
     for (size_t i = 0; i < n->n_fields; i++) {
