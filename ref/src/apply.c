@@ -1,5 +1,5 @@
 /* apply.c: the transition rule (lfa/apply.h, spec 05-operations.md).
- * Implements FA-OP-1, FA-OP-2, FA-OP-6, FA-APPEND-1, FA-MERGE-1,
+ * Implements FA-OP-1, FA-OP-2, FA-OP-6, FA-ID-1, FA-ID-4, FA-APPEND-1, FA-MERGE-1,
  * FA-UPDATE-1..3, FA-REPLACE-1, FA-OVERLAY-1, FA-OVERLAY-3, FA-TXN-8..16,
  * FA-SEM-5, FA-SEM-8. */
 #include "lfa/apply.h"
@@ -97,6 +97,51 @@ static bool transferred_away(const ctx *c, int32_t id) {
   return false;
 }
 
+/* Do `x` of `a` and `y` of `b` have the same name path (names from the top
+ * level down)? Bounded by the schema sizes: a hostile parent cycle ends. */
+static bool same_path(const lfa_table *a, int32_t x, const lfa_table *b, int32_t y) {
+  for (size_t hops = 0; hops <= a->n_fields; hops++) {
+    const lfa_field *fa = lfa_table_field(a, x), *fb = lfa_table_field(b, y);
+    if (fa == NULL || fb == NULL || strcmp(fa->name, fb->name) != 0) return false;
+    if (fa->parent_id == -1 || fb->parent_id == -1) return fa->parent_id == fb->parent_id;
+    x = fa->parent_id, y = fb->parent_id;
+  }
+  return false;
+}
+
+bool lfa_apply_renumbered(const lfa_table *p, int32_t old_id, const lfa_table *n, int32_t new_id) {
+  const lfa_field *before = lfa_table_field(p, old_id), *after = lfa_table_field(n, new_id);
+  return before != NULL && after != NULL && !in_schema(n, old_id) && !in_schema(p, new_id) &&
+         strcmp(before->logical_type, after->logical_type) == 0 && same_path(p, old_id, n, new_id);
+}
+
+/* [FA-ID-1] A carried tracked field keeps its data type and its parent (a
+ * parent that moved to a new id by a repair, FA-ID-4, is the same parent):
+ * anything else means the id was given to another field, whose rows the
+ * carried state does not describe. */
+static lfa_status check_carried_identity(const ctx *c, int32_t id, lfa_error *err) {
+  const lfa_field *before = lfa_table_field(c->p, id), *after = lfa_table_field(c->n, id);
+  if (strcmp(before->logical_type, after->logical_type) != 0)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ID-1", "tracked field %d changes its type from '%s' to '%s': the id was "
+                    "given to another field", id, before->logical_type, after->logical_type);
+  if (before->parent_id != after->parent_id && !lfa_apply_renumbered(c->p, before->parent_id, c->n, after->parent_id))
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ID-1", "tracked field %d changes its parent from %d to %d: the id was "
+                    "given to another field", id, before->parent_id, after->parent_id);
+  return LFA_OK;
+}
+
+/* [FA-ID-4] A tracked field that leaves the schema while a field with its
+ * name path and type arrives under a new id was renumbered (Lance's repair
+ * of duplicate ids): its tracking continues only through a Transfer. */
+static lfa_status check_renumbering(const ctx *c, int32_t id, lfa_error *err) {
+  for (size_t i = 0; i < c->n->n_fields; i++)
+    if (lfa_apply_renumbered(c->p, id, c->n, c->n->fields[i].id))
+      return lfa_fail(err, LFA_ERR_RULE, "FA-ID-4", "tracked field %d leaves the schema while field %d arrives with "
+                      "its name path and type, and no Transfer(%d, %d) carries its tracking", id, c->n->fields[i].id,
+                      id, c->n->fields[i].id);
+  return LFA_OK;
+}
+
 /* Carried fields: tracked in P, still in N's schema, not a transfer source. */
 static lfa_status plan_fields(plan **out, size_t *count, const ctx *c, lfa_error *err) {
   size_t cap = c->side->n_initializations + c->side->n_transfers + (c->p ? c->p->n_tracked : 0) + 1;
@@ -107,8 +152,13 @@ static lfa_status plan_fields(plan **out, size_t *count, const ctx *c, lfa_error
   if (st == LFA_OK) st = plan_transfers(plans, &n, c, err);
   for (size_t i = 0; st == LFA_OK && c->p && i < c->p->n_tracked; i++) {
     int32_t id = c->p->tracked[i].field_id;
-    if (tracked_in_p(c, id) && in_schema(c->n, id) && !transferred_away(c, id))
-      st = add_plan(plans, &n, (plan){id, id, NOT_INITIALIZED}, err);
+    if (!tracked_in_p(c, id) || transferred_away(c, id)) continue;
+    if (!in_schema(c->n, id)) {
+      st = check_renumbering(c, id, err);
+      continue;
+    }
+    st = check_carried_identity(c, id, err);
+    if (st == LFA_OK) st = add_plan(plans, &n, (plan){id, id, NOT_INITIALIZED}, err);
   }
   if (st != LFA_OK) {
     free(plans);

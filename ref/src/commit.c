@@ -16,6 +16,11 @@
  *   ReserveFragments  the id high-water mark moves
  *   Restore, Clone    the restored (cloned) version, structure and state
  *   others            P as it is
+ *
+ * Then, whatever the operation: field ids stored twice in one fragment are
+ * repaired as Lance's committer does (FA-ID-4), and no id may pass to
+ * another field (FA-ID-3); a writer word with an unknown bit stops the
+ * commit first (FA-FLAG-5).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "lfa/commit.h"
@@ -27,6 +32,7 @@
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
 #include "lfa/rowids.h"
+#include "mutate_internal.h"
 
 typedef Lance__Table__DataFragment DataFragment;
 
@@ -304,11 +310,10 @@ static lfa_status build_delete(lfa_table *n, const lfa_change *c, lfa_error *err
   return st;
 }
 
-/* The schema changes; data files left with no field of it are removed,
- * mixed files keep listing dropped ids (lance-internals.md §5.4). */
-static lfa_status build_project(lfa_table *n, const lfa_change *c, lfa_error *err) {
-  lfa_status st = set_schema(n, c->txn->project->schema, c->txn->project->n_schema, err);
-  for (size_t i = 0; st == LFA_OK && i < n->n_fragments; i++) {
+/* Data files that list no field of the schema are removed; mixed files
+ * keep listing dropped ids (lance-internals.md §5.4). */
+static void drop_dead_files(lfa_table *n) {
+  for (size_t i = 0; i < n->n_fragments; i++) {
     lfa_fragment *f = &n->fragments[i];
     size_t kept = 0;
     for (size_t k = 0; k < f->n_files; k++) {
@@ -323,6 +328,12 @@ static lfa_status build_project(lfa_table *n, const lfa_change *c, lfa_error *er
     }
     f->n_files = kept;
   }
+}
+
+/* The schema changes, and files with no field of it go. */
+static lfa_status build_project(lfa_table *n, const lfa_change *c, lfa_error *err) {
+  lfa_status st = set_schema(n, c->txn->project->schema, c->txn->project->n_schema, err);
+  if (st == LFA_OK) drop_dead_files(n);
   return st;
 }
 
@@ -399,18 +410,152 @@ static lfa_status build_structure(lfa_table *n, const lfa_change *c, lfa_error *
   }
 }
 
+/* ---- field ids: Lance's repair, and no id given to another field -------------------------- */
+
+static int by_value(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ids (tombstones aside) that some fragment of N stores in two data
+ * files [FA-LANCE-6], ascending. OWNERSHIP: free(*out). */
+static lfa_status duplicated_ids(int32_t **out, size_t *count, const lfa_table *n, lfa_error *err) {
+  size_t cap = 1;
+  for (size_t i = 0; i < n->n_fragments; i++)
+    for (size_t k = 0; k < n->fragments[i].n_files; k++) cap += n->fragments[i].files[k].n_fields;
+  *count = 0;
+  if ((*out = malloc(cap * sizeof **out)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < n->n_fragments; i++) {
+    const lfa_fragment *f = &n->fragments[i];
+    for (size_t k = 1; k < f->n_files; k++)
+      for (size_t j = 0; j < f->files[k].n_fields; j++) {
+        int32_t id = f->files[k].fields[j];
+        bool earlier = false, known = false;
+        for (size_t kk = 0; kk < k && !earlier; kk++)
+          for (size_t jj = 0; jj < f->files[kk].n_fields; jj++) earlier |= f->files[kk].fields[jj] == id;
+        for (size_t d = 0; d < *count; d++) known |= (*out)[d] == id;
+        if (id >= 0 && earlier && !known) (*out)[(*count)++] = id;
+      }
+  }
+  qsort(*out, *count, sizeof **out, by_value);
+  return LFA_OK;
+}
+
+/* The newest data file of `f` that lists `id` (files from the last back)
+ * lists `to` instead: its values are the current field's. */
+static void renumber_newest(lfa_fragment *f, int32_t id, int32_t to) {
+  for (size_t k = f->n_files; k-- > 0;)
+    for (size_t j = 0; j < f->files[k].n_fields; j++)
+      if (f->files[k].fields[j] == id) {
+        f->files[k].fields[j] = to;
+        return;
+      }
+}
+
+/* The sidecar names the field by its new id: the repair renames it for the
+ * whole commit. */
+static void rename_in_sidecar(Lance__Table__Transaction__FieldAssignmentTransaction *s, int32_t from, int32_t to) {
+  for (size_t k = 0; s != NULL && k < s->n_initializations; k++)
+    if (s->initializations[k]->field_id == from) s->initializations[k]->field_id = to;
+  for (size_t k = 0; s != NULL && k < s->n_row_changes; k++)
+    if (s->row_changes[k]->field_id == from) s->row_changes[k]->field_id = to;
+  for (size_t k = 0; s != NULL && k < s->n_fragment_states; k++)
+    if (s->fragment_states[k]->field_id == from) s->fragment_states[k]->field_id = to;
+  for (size_t k = 0; s != NULL && k < s->n_transfers; k++)
+    if (s->transfers[k]->target_field_id == from) s->transfers[k]->target_field_id = to;
+}
+
+/* [FA-ID-4] Lance's repair of duplicate field ids (fix_schema, run on every
+ * commit; lance-internals.md §6), for a P an older writer left with an id
+ * stored twice in one fragment (FA-LANCE-6): each such id gets a fresh id
+ * (from max_field_id() + 1, in ascending order of the old ids), which the
+ * newest file listing it in each fragment and the schema field take;
+ * files left with no schema field go. The field is the same field under a
+ * new id, so a tracked one keeps its tracking with Transfer(old, new),
+ * added to the change's sidecar: the stored transaction says what was
+ * applied (FA-TXN-17). */
+static lfa_status repair_field_ids(lfa_table *n, const lfa_table *p, lfa_change *c, lfa_error *err) {
+  int32_t *dup = NULL, largest = -1;
+  size_t count = 0;
+  lfa_status st = duplicated_ids(&dup, &count, n, err);
+  for (size_t i = 0; i < n->n_fields; i++) largest = n->fields[i].id > largest ? n->fields[i].id : largest;
+  for (size_t i = 0; i < n->n_fragments; i++)
+    for (size_t k = 0; k < n->fragments[i].n_files; k++)
+      for (size_t j = 0; j < n->fragments[i].files[k].n_fields; j++)
+        largest = n->fragments[i].files[k].fields[j] > largest ? n->fragments[i].files[k].fields[j] : largest;
+  /* a duplicated id is listed, so largest >= 0 whenever count > 0 */
+  if (st == LFA_OK && count > 0 && count > (size_t)(INT32_MAX - largest)) /* hostile ids: no fresh one left */
+    st = lfa_fail(err, LFA_ERR_LIMIT, NULL, "%zu duplicated field ids, and no fresh id above %d", count, largest);
+  mut m = {p, NULL, c, n->version, 0, err};
+  for (size_t d = 0; st == LFA_OK && d < count; d++) {
+    int32_t next = largest + 1 + (int32_t)d; /* Lance's max_field_id() + 1, in order */
+    for (size_t i = 0; i < n->n_fragments; i++) renumber_newest(&n->fragments[i], dup[d], next);
+    bool in_schema = false;
+    for (size_t i = 0; i < n->n_fields; i++) {
+      if (n->fields[i].id == dup[d]) n->fields[i].id = next, in_schema = true;
+      if (n->fields[i].parent_id == dup[d]) n->fields[i].parent_id = next;
+    }
+    if (!in_schema) continue; /* only files knew the id: nothing to carry */
+    rename_in_sidecar(c->txn->field_assignment_transaction, dup[d], next);
+    bool carried = p != NULL && c->txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE &&
+                   lfa_table_tracked(p, dup[d]) != NULL;
+    if (carried) mut_add_transfer(&m, dup[d], next);
+    st = lfa_arena_check(&c->arena, err);
+  }
+  if (st == LFA_OK && count > 0) drop_dead_files(n);
+  free(dup);
+  return st;
+}
+
+/* [FA-ID-3] Outside Overwrite (which numbers its schema afresh), a field
+ * id that stays in the schema stays one field: same type, same parent (or
+ * the parent's new id after a repair). A change means the commit removed a
+ * field and added another under its id. Tracked fields are apply's to
+ * check (FA-ID-1, which the verifier shares). */
+static lfa_status check_ids_keep_fields(const lfa_table *n, const lfa_table *p, const lfa_change *c, lfa_error *err) {
+  if (p == NULL || c->txn->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE) return LFA_OK;
+  for (size_t i = 0; i < n->n_fields; i++) {
+    const lfa_field *after = &n->fields[i], *before = lfa_table_field(p, after->id);
+    if (before == NULL || lfa_table_tracked(p, after->id) != NULL) continue;
+    bool same = strcmp(before->logical_type, after->logical_type) == 0 &&
+                (before->parent_id == after->parent_id ||
+                 lfa_apply_renumbered(p, before->parent_id, n, after->parent_id));
+    if (!same)
+      return lfa_fail(err, LFA_ERR_RULE, "FA-ID-3", "field id %d was '%s' (%s, parent %d) and is now '%s' (%s, parent "
+                      "%d): a commit never gives a field's id to another field", after->id, before->name,
+                      before->logical_type, before->parent_id, after->name, after->logical_type, after->parent_id);
+  }
+  return LFA_OK;
+}
+
 static lfa_status commit_restore(lfa_table *n, const lfa_table *p, const lfa_table *restored, lfa_error *err) {
   if (restored == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "restore and clone need the source version's table");
-  lfa_status st = lfa_table_copy(n, restored, err);
+  /* [FA-FLAG-5] N copies the restored version: a feature this writer does
+   * not know could not come along */
+  lfa_status st = lfa_check_writer_flags(restored, err);
+  if (st == LFA_OK) st = lfa_table_copy(n, restored, err);
   if (st != LFA_OK) return st;
   n->version = p ? p->version + 1 : 1;
+  n->writer_feature_flags = 0; /* the writer's to compute (FA-FLAG-1) */
   if (p != NULL && p->has_max_fragment_id && (!n->has_max_fragment_id || p->max_fragment_id > n->max_fragment_id))
     n->max_fragment_id = p->max_fragment_id, n->has_max_fragment_id = true;
   return LFA_OK;
 }
 
-lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *c, const lfa_table *restored, lfa_error *err) {
+lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
+  uint64_t unknown = t->writer_feature_flags & ~(uint64_t)LFA_WRITER_FLAGS_KNOWN;
+  if (unknown == 0) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64
+                  ", with bits 0x%" PRIx64 " this writer does not know: it cannot keep their state", t->version,
+                  t->writer_feature_flags, unknown);
+}
+
+lfa_status lfa_commit(lfa_table *n, const lfa_table *p, lfa_change *c, const lfa_table *restored, lfa_error *err) {
   memset(n, 0, sizeof *n);
+  /* [FA-FLAG-5] P is the head committed on, after any rebase: a bit that
+   * appeared since R stops the commit here, before anything is written */
+  lfa_status flags = p != NULL ? lfa_check_writer_flags(p, err) : LFA_OK;
+  if (flags != LFA_OK) return flags;
   int op = (int)c->txn->operation_case;
   if (op == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE || op == LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return commit_restore(n, p, restored, err); /* FA-RESTORE-1, FA-CLONE-1/2: state comes along */
@@ -422,7 +567,10 @@ lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *c, con
   n->version = p ? p->version + 1 : 1;
   st = build_structure(n, c, err);
   if (st == LFA_OK) st = sort_fragments(n, err);
+  if (st == LFA_OK) st = repair_field_ids(n, p, c, err);
+  if (st == LFA_OK) st = check_ids_keep_fields(n, p, c, err);
   if (st == LFA_OK) st = lfa_apply_assignment(n, p, c->txn, err);
   if (st != LFA_OK) lfa_table_free(n);
+  else n->writer_feature_flags = 0; /* N's words are the writer's to compute (FA-FLAG-1) */
   return st;
 }

@@ -371,7 +371,10 @@ lfa_status lfa_mutate(lfa_change *out, const lfa_table *r, const lfa_request *re
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "unknown operation %d", (int)req->op);
   static const lfa_table EMPTY = {0};
   mut m = {r ? r : &EMPTY, req, out, (r ? r->version : 0) + 1, 0, err};
-  lfa_status st = OPS[req->op].build(&m);
+  /* [FA-FLAG-5] every mutation path starts here: none plans against a
+   * dataset whose writer word has a bit this writer does not know */
+  lfa_status st = r != NULL ? lfa_check_writer_flags(r, err) : LFA_OK;
+  if (st == LFA_OK) st = OPS[req->op].build(&m);
   if (st == LFA_OK) st = lfa_arena_check(&out->arena, err);
   if (st == LFA_OK && out->txn == NULL) st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s built no transaction", OPS[req->op].name);
   if (st != LFA_OK) {

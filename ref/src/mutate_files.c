@@ -1,6 +1,6 @@
 /* mutate_files.c: mutations that rewrite or add data files of existing rows:
  * compaction (Rewrite), merge_insert (an Update), data replacement and data
- * overlays. Spec 05-operations.md §5, §11, §13, §14; lance-internals.md §4
+ * overlays. Spec 05-operations.md §5, §11 (FA-MERGEINSERT-1..6), §13, §14; lance-internals.md §4
  * (compaction planning and execution) and §5.1-5.3. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -193,7 +193,10 @@ static lfa_status check_merge(const mut *m) {
   if (q->invalidate.count > 0 && q->delete_matched)
     return lfa_fail(m->err, LFA_ERR_USAGE, "FA-MERGEINSERT-5", "field invalidation requires a matched-row update, "
                     "and this merge deletes the matched rows");
-  if (q->rows.count == 0 && q->inserts.count == 0)
+  if (q->rowid_values.count > 0 && (!q->on_row_id || q->rows.count > 0))
+    return lfa_fail(m->err, LFA_ERR_USAGE, "FA-MERGEINSERT-2", "_rowid values name the target rows of a merge on "
+                    "_rowid, in place of keys");
+  if (q->rows.count == 0 && q->rowid_values.count == 0 && q->inserts.count == 0)
     return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "nothing to merge: no matched rows and no rows to insert");
   /* the source holds its key, a field, unless the key is _rowid; inserted
    * rows need values; a delete-only merge needs nothing */
@@ -252,16 +255,59 @@ static lfa_status update_matched(mut *m, Update *op, row_ref *rows, size_t n, co
   return st;
 }
 
+/* The live row of R a _rowid value names: the row holding that stable row
+ * id, or in address mode the row at that address (fragment << 32 |
+ * offset). */
+static bool find_rowid(row_ref *out, const lfa_table *r, uint64_t value) {
+  for (size_t i = 0; i < r->n_fragments; i++) {
+    const lfa_fragment *f = &r->fragments[i];
+    if (!r->stable_row_ids) {
+      if (f->id != value >> 32 || !lfa_fragment_is_live(f, (uint32_t)value)) continue;
+      *out = (row_ref){i, (uint32_t)value};
+      return true;
+    }
+    for (uint64_t o = 0; f->row_ids != NULL && o < f->physical_rows; o++)
+      if (f->row_ids[o] == value && lfa_fragment_is_live(f, (uint32_t)o)) {
+        *out = (row_ref){i, (uint32_t)o};
+        return true;
+      }
+  }
+  return false;
+}
+
+/* [FA-MERGEINSERT-2] The target rows the source's _rowid values match, as
+ * row ids of R. A value that is no live row of R matches nothing: that
+ * source row is neither written nor inserted, only counted. Two source
+ * rows matching one target row is a planning error, as for keys. */
+static lfa_status rows_by_rowid(row_ref *out, size_t *n, mut *m, const lfa_keys *values) {
+  *n = 0;
+  for (size_t k = 0; k < values->count; k++) {
+    row_ref ref;
+    if (!find_rowid(&ref, m->r, values->keys[k])) {
+      m->change->unmatched_source_rows++;
+      continue;
+    }
+    for (size_t j = 0; j < *n; j++)
+      if (out[j].fragment == ref.fragment && out[j].offset == ref.offset)
+        return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "two source rows match the target row with _rowid %" PRIu64,
+                        values->keys[k]);
+    out[(*n)++] = ref;
+  }
+  return LFA_OK;
+}
+
 /* rows: the source rows matching target rows (by key, or by _rowid when
- * on_row_id); inserts: new keys; fields: the source's fields (every field
- * of the schema: a full schema). */
+ * on_row_id: the keys of the rows, or their _rowid values); inserts: new
+ * keys; fields: the source's fields (every field of the schema: a full
+ * schema). */
 lfa_status mut_merge_insert(mut *m) {
   const lfa_request *q = m->req;
   int32_t *written = NULL, *inval = NULL;
-  size_t n_written = 0, n_inval = 0, n = q->rows.count;
+  size_t n_written = 0, n_inval = 0, n = q->rows.count + q->rowid_values.count;
   row_ref *rows = calloc(n + 1, sizeof *rows);
   lfa_status st = rows ? check_merge(m) : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (st == LFA_OK) st = mut_rows(rows, m, &q->rows);
+  if (st == LFA_OK && q->rowid_values.count > 0) st = rows_by_rowid(rows, &n, m, &q->rowid_values);
+  else if (st == LFA_OK) st = mut_rows(rows, m, &q->rows);
   if (st == LFA_OK) st = mut_new_keys(m, &q->inserts);
   if (st == LFA_OK) st = mut_written_fields(&written, &n_written, m, &q->fields);
   if (st == LFA_OK) st = mut_invalidated_fields(&inval, &n_inval, m, &q->invalidate, written, n_written);

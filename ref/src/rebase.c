@@ -1,7 +1,8 @@
 /* rebase.c: a change built against R, moved onto the head P (lfa/rebase.h,
  * spec 06-concurrency.md). For each intervening commit I, in order:
  *
- *   1. the sidecar's conflicts: fields that left the schema (FA-CONC-6),
+ *   1. the sidecar's conflicts: fields it names (initialized, invalidated,
+ *      transferred, given fragment states) that left the schema (FA-CONC-6),
  *      Initialization(ASSIGNED) racing added rows (FA-CONC-7), the same
  *      field initialized twice (FA-CONC-8);
  *   2. Lance's own conflicts between the two operations (lance-internals
@@ -163,8 +164,12 @@ static lfa_status sidecar_conflicts(const rb *b, const lfa_table *before, const 
     if (left_schema(before, after, s->row_changes[k]->field_id)) /* [FA-CONC-6] */
       return retry(b, v, "FA-CONC-6", "a field the commit invalidates left the schema");
   for (size_t k = 0; k < s->n_transfers; k++)
-    if (left_schema(before, after, s->transfers[k]->target_field_id))
-      return retry(b, v, "FA-CONC-6", "a field the commit transfers to left the schema");
+    if (left_schema(before, after, s->transfers[k]->source_field_id) ||
+        left_schema(before, after, s->transfers[k]->target_field_id))
+      return retry(b, v, "FA-CONC-6", "a field the commit transfers from or to left the schema");
+  for (size_t k = 0; k < s->n_fragment_states; k++) /* [FA-CONC-6] a compaction's or a moving update's too */
+    if (left_schema(before, after, s->fragment_states[k]->field_id))
+      return retry(b, v, "FA-CONC-6", "a field the commit gives fragment states left the schema");
   bool added = false;
   if (s->n_initializations > 0) {
     lfa_status st = added_rows(&added, b, before, after);

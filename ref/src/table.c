@@ -130,6 +130,7 @@ lfa_status lfa_table_copy(lfa_table *out, const lfa_table *t, lfa_error *err) {
   out->version = t->version, out->stable_row_ids = t->stable_row_ids;
   out->next_row_id = t->next_row_id, out->max_fragment_id = t->max_fragment_id;
   out->has_max_fragment_id = t->has_max_fragment_id;
+  out->writer_feature_flags = t->writer_feature_flags;
   bool ok = (out->fields = calloc(t->n_fields + 1, sizeof *out->fields)) != NULL &&
             (out->fragments = calloc(t->n_fragments + 1, sizeof *out->fragments)) != NULL &&
             (out->tracked = calloc(t->n_tracked + 1, sizeof *out->tracked)) != NULL;
@@ -259,6 +260,7 @@ lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa
   out->version = snap->version;
   out->stable_row_ids = snap->stable_row_ids;
   out->next_row_id = m->next_row_id;
+  out->writer_feature_flags = m->writer_feature_flags; /* [FA-FLAG-5] what a committer must know */
   bool ok = (out->fields = calloc(m->n_fields + 1, sizeof *out->fields)) != NULL &&
             (out->fragments = calloc(m->n_fragments + 1, sizeof *out->fragments)) != NULL &&
             (out->tracked = calloc(snap->n_tracked + 1, sizeof *out->tracked)) != NULL;

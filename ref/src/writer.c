@@ -15,7 +15,9 @@
  *      FA-ROOT-9). An object whose bytes this writer already stored for the
  *      same field (and fragment) is referenced again (FA-STORE-10,
  *      FA-STORE-11); any other gets a fresh path (FA-STORE-7, FA-STORE-8).
- *      Every descriptor carries the object's exact size (FA-STORE-5).
+ *      Every descriptor carries the object's exact size (FA-STORE-5). An
+ *      object is reused only while it is still on disk (FA-RESTORE-2), and
+ *      nothing is written above a reference reader limit (FA-LIMIT-3).
  *   4. The `.txn` file, then the manifest with the same transaction inline
  *      (FA-LANCE-1, FA-LANCE-10, FA-LANCE-17), descriptors in field id order
  *      (FA-STORE-2), feature flags recomputed from scratch (FA-FLAG-1,
@@ -380,15 +382,35 @@ static uint64_t fnv1a(const uint8_t *data, size_t len) {
   return h;
 }
 
+/* [FA-RESTORE-2] A stored object is referenced again only while it is on
+ * disk with its size: cleanup may have removed an old version's objects,
+ * and a Restore (or any later commit) must not name a missing one. */
+static bool still_stored(const lfa_writer *w, const stored_object *o) {
+  char path[LFA_PATH_BYTES_MAX];
+  uint64_t size = 0;
+  return lfa_fs_join(path, sizeof path, w->dir, o->path, NULL) == LFA_OK && lfa_fs_size(path, &size) &&
+         size == o->bytes.len;
+}
+
 static const stored_object *find_object(const lfa_writer *w, object_kind kind, int32_t field_id,
                                          uint64_t fragment_id, const lfa_buf *bytes, uint64_t hash) {
   for (size_t i = 0; i < w->n_objects; i++) {
     const stored_object *o = &w->objects[i];
     if (o->kind == kind && o->field_id == field_id && o->fragment_id == fragment_id && o->hash == hash &&
-        o->bytes.len == bytes->len && (bytes->len == 0 || memcmp(o->bytes.data, bytes->data, bytes->len) == 0))
+        o->bytes.len == bytes->len && (bytes->len == 0 || memcmp(o->bytes.data, bytes->data, bytes->len) == 0) &&
+        still_stored(w, o))
       return o;
   }
   return NULL;
+}
+
+/* [FA-LIMIT-3] Nothing this writer writes is larger than the reference
+ * reader limit for its kind (limits.h), so every conforming reader reads
+ * it. A limit, not a rule of the table: LFA_ERR_LIMIT. */
+static lfa_status within_limit(uint64_t size, uint64_t max, const char *what, const char *rel, lfa_error *err) {
+  if (size <= max) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-3", "%s: %s of %" PRIu64 " is over the reference reader limit %" PRIu64,
+                  rel, what, size, max);
 }
 
 /* Records an object just written; takes over `bytes`. */
@@ -423,7 +445,8 @@ static lfa_status store_object(const stored_object **out, lfa_writer *w, object_
   else
     snprintf(rel, sizeof rel, "_field_assignments/bitmaps/%" PRId32 "/%" PRIu64 "/%s.rbm", field_id, fragment_id,
              uuid);
-  lfa_status st = write_file(w, rel, bytes->data, bytes->len, err);
+  lfa_status st = within_limit(bytes->len, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, "size in bytes", rel, err);
+  if (st == LFA_OK) st = write_file(w, rel, bytes->data, bytes->len, err);
   return st == LFA_OK ? remember_object(out, w, o, bytes, rel, err) : st;
 }
 
@@ -499,7 +522,9 @@ static lfa_status new_deletion(size_t *at, lfa_writer *w, const lfa_fragment *f,
   snprintf(rel, sizeof rel, "_deletions/%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", f->id, d.read_version, d.id,
            bitmap ? "bin" : "arrow");
   lfa_buf bytes = {0};
-  lfa_status st = lfa_deletion_encode(&bytes, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, f->deleted, err);
+  lfa_status st = bitmap ? LFA_OK : within_limit(n, LFA_DELETION_ARROW_ROWS_MAX, "row count", rel, err);
+  if (st == LFA_OK) st = lfa_deletion_encode(&bytes, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, f->deleted, err);
+  if (st == LFA_OK) st = within_limit(bytes.len, LFA_DELETION_FILE_BYTES_MAX, "size in bytes", rel, err);
   if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st == LFA_OK) st = remember_deletion(at, w, f->id, &d, f->deleted, err);
@@ -775,6 +800,8 @@ static lfa_status draft_fragment(draft *d, size_t *file_at, lfa_writer *w, const
     d->deletions[i] = w->deletions[deletion].file;
     f->deletion_file = &d->deletions[i];
   }
+  if (st == LFA_OK && t->stable_row_ids) /* [FA-LIMIT-3] one sequence, LFA_ROW_IDS_MAX ids at most */
+    st = within_limit(src->physical_rows, LFA_ROW_IDS_MAX, "row id count", "inline row ids", err);
   if (st == LFA_OK && t->stable_row_ids) {
     st = lfa_row_ids_encode(&d->row_ids[i], src->row_ids, src->physical_rows, err);
     f->row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS;
@@ -855,6 +882,7 @@ static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Tran
   lfa_buf bytes = {0};
   snprintf(rel, sizeof rel, "_transactions/%s", txn_name);
   lfa_status st = lfa_transaction_encode(&bytes, &filled, err);
+  if (st == LFA_OK) st = within_limit(bytes.len, LFA_TRANSACTION_BYTES_MAX, "size in bytes", rel, err);
   if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st != LFA_OK) {
@@ -864,6 +892,7 @@ static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Tran
   lfa_version_format_name(version_name, sizeof version_name, d->m.version, LFA_NAMING_V1);
   snprintf(rel, sizeof rel, "_versions/%s", version_name);
   st = lfa_manifest_file_encode(&bytes, &d->m, &filled, err);
+  if (st == LFA_OK) st = within_limit(bytes.len, LFA_MANIFEST_FILE_BYTES_MAX, "size in bytes", rel, err);
   if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   d->m.transaction_file = NULL; /* txn_name dies here */

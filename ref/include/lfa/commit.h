@@ -44,14 +44,33 @@ typedef struct lfa_change {
   size_t n_keys;
   lfa_row_keys *keys;
   bool stable_row_ids; /* when the change creates the dataset: stable row ids on */
+  /* merge_insert on _rowid: source rows whose value named no live row of R,
+   * neither written nor inserted (the statistics a writer returns,
+   * FA-MERGEINSERT-2) */
+  uint64_t unmatched_source_rows;
 } lfa_change;
 
 void lfa_change_free(lfa_change *change);
 
+/* The writer feature bits this committer knows [FA-FLAG-4]: Lance's bits 1
+ * to 128 and field assignment's 256. Bit 512 and above are unknown, as in
+ * upstream, whose first unknown bit is 512 (FLAG_UNKNOWN). */
+#define LFA_WRITER_FLAGS_KNOWN 0x1FFu
+
+/* [FA-FLAG-5] Refuses (LFA_ERR_RULE) to commit to `t` when its writer word
+ * has a bit outside LFA_WRITER_FLAGS_KNOWN: this committer could not keep
+ * the state of a feature it does not know. lfa_mutate checks R, and
+ * lfa_commit checks P, the head after any rebase. */
+lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);
+
 /* Builds N = P + change as version P.version + 1. `restored` is the table
  * of the version a Restore names, or the source of a Clone (NULL
- * otherwise); `p` is NULL only when the change creates the dataset. */
-lfa_status lfa_commit(lfa_table *n, const lfa_table *p, const lfa_change *change, const lfa_table *restored,
+ * otherwise); `p` is NULL only when the change creates the dataset.
+ * Like Lance's committer, it repairs field ids an older writer stored twice
+ * in one fragment (FA-LANCE-6), and then adds the Transfers that carry the
+ * renumbered fields' tracking to the change's sidecar [FA-ID-4]: the
+ * change is the transaction applied, to be stored as it is (FA-TXN-17). */
+lfa_status lfa_commit(lfa_table *n, const lfa_table *p, lfa_change *change, const lfa_table *restored,
                       lfa_error *err);
 
 #endif

@@ -95,6 +95,11 @@ typedef struct lfa_request {
   bool rewrite_columns;
   /* MERGE_INSERT */
   bool on_row_id;        /* the key is _rowid (update-only) */
+  /* MERGE_INSERT on _rowid: the source's _rowid values, in place of `rows`:
+   * row ids of R (stable row ids, or row addresses in address mode). A
+   * value naming no live row of R matches nothing; it is counted in
+   * lfa_change.unmatched_source_rows [FA-MERGEINSERT-2]. */
+  lfa_keys rowid_values;
   bool delete_matched;   /* delete the matched target rows instead of updating them */
   /* TRACK, RENAME, CAST, SET_NULLABLE: one field */
   const char *field;

@@ -90,6 +90,11 @@ typedef struct lfa_table {
   uint64_t next_row_id;     /* stable row ids: the next id to hand out */
   uint32_t max_fragment_id; /* high-water mark of fragment ids handed out... */
   bool has_max_fragment_id; /* ...once any was (the next id is then max + 1, else 0) */
+  /* The manifest's writer feature word when the table was read from disk
+   * (lfa_table_from_snapshot); 0 in a table lfa_commit built, whose words
+   * the writer computes when it lays the version out (FA-FLAG-1). A
+   * committer refuses a table with a bit it does not know [FA-FLAG-5]. */
+  uint64_t writer_feature_flags;
   size_t n_fields;
   lfa_field *fields; /* pre-order: parents before children */
   size_t n_fragments;

@@ -1,0 +1,149 @@
+/* rules_util.h: what the rule tests (test_flags.c, test_ids.c,
+ * test_concurrency.c, test_rules_writer.c) share: scratch directories,
+ * histories written to disk, and rewriting one manifest file in place to
+ * make a version another writer could have left. These helpers only build,
+ * read and rewrite; expectations stay in the tests, derived by hand. */
+#ifndef LFA_RULES_UTIL_H
+#define LFA_RULES_UTIL_H
+
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include "disk_util.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lfa/fs.h"
+#include "lfa/history.h"
+#include "lfa/limits.h"
+#include "lfa/manifest.h"
+
+#define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
+#define NAMES(...) \
+  ((lfa_names_list){sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *), (const char *const[]){__VA_ARGS__}})
+
+/* A scratch directory under /tmp, removed at the end; `ds` is a dataset
+ * path inside it that does not exist yet. */
+typedef struct scratch {
+  char base[64];
+  char ds[96];
+} scratch;
+
+static inline void scratch_make(scratch *s) {
+  strcpy(s->base, "/tmp/lfa-rules-XXXXXX");
+  assert_non_null(mkdtemp(s->base));
+  snprintf(s->ds, sizeof s->ds, "%s/ds", s->base);
+}
+
+__attribute__((format(printf, 1, 2))) static inline int run_cmd(const char *fmt, ...) {
+  char cmd[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  return system(cmd);
+}
+
+static inline void scratch_remove(const scratch *s) { assert_int_equal(run_cmd("rm -rf '%s'", s->base), 0); }
+
+/* Commits q built against `read_version` (0: the head); fails the test when it is not committed. */
+static inline void apply_at(lfa_history *h, const lfa_request *q, uint64_t read_version) {
+  lfa_error err = {0};
+  if (lfa_history_apply(h, q, read_version, &err) != LFA_OK)
+    fail_msg("%s at %" PRIu64 ": %s", lfa_op_name(q->op), read_version, err.msg);
+}
+
+static inline void apply_head(lfa_history *h, const lfa_request *q) { apply_at(h, q, 0); }
+
+/* `dir/_versions/{version}.manifest` (the reference writer names V1). */
+static inline void manifest_path(char *out, size_t cap, const char *dir, uint64_t version) {
+  snprintf(out, cap, "%s/_versions/%" PRIu64 ".manifest", dir, version);
+}
+
+/* Decodes version `version`'s manifest file, lets `edit` change it, and
+ * writes it back in place, inline transaction included: what another
+ * writer could have left at that path. */
+typedef void (*manifest_edit)(lfa_manifest_file *file, void *ctx);
+
+static inline void rewrite_manifest(const char *dir, uint64_t version, manifest_edit edit, void *ctx) {
+  char path[256];
+  lfa_buf bytes = {0}, out = {0};
+  lfa_manifest_file file;
+  lfa_error err = {0};
+  manifest_path(path, sizeof path, dir, version);
+  assert_ok(lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&file, bytes.data, bytes.len, &err), &err);
+  edit(&file, ctx);
+  assert_ok(lfa_manifest_file_encode(&out, file.manifest, file.transaction, &err), &err);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(out.data, 1, out.len, f), out.len);
+  assert_int_equal(fclose(f), 0);
+  lfa_manifest_file_free(&file);
+  lfa_buf_free(&bytes);
+  lfa_buf_free(&out);
+}
+
+/* ---- the assignment objects of a dataset ------------------------------------------- */
+
+/* A small set of relative paths (tests write a few dozen objects). */
+typedef struct path_set {
+  size_t n;
+  char *items[256];
+} path_set;
+
+static inline bool path_set_has(const path_set *s, const char *path) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->items[i], path) == 0) return true;
+  return false;
+}
+
+static inline void path_set_add(path_set *s, const char *path) {
+  if (path_set_has(s, path)) return;
+  if (s->n == sizeof s->items / sizeof s->items[0]) fail_msg("path set is full");
+  size_t len = strlen(path);
+  s->items[s->n] = malloc(len + 1);
+  assert_non_null(s->items[s->n]);
+  memcpy(s->items[s->n++], path, len + 1);
+}
+
+static inline void path_set_free(path_set *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->items[i]);
+  s->n = 0;
+}
+
+/* Every file under `dir/rel` (recursively), as paths relative to `dir`. */
+static inline void list_files(path_set *out, const char *dir, const char *rel) {
+  char path[1024];
+  lfa_names names;
+  lfa_error err = {0};
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  assert_ok(lfa_fs_list(&names, path, 1, &err), &err);
+  for (size_t i = 0; i < names.count; i++) {
+    char child[512];
+    if ((size_t)snprintf(child, sizeof child, "%s/%s", rel, names.names[i]) >= sizeof child) fail_msg("path too long");
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, child) >= sizeof path) fail_msg("path too long");
+    if (lfa_fs_is_dir(path) == 1) list_files(out, dir, child);
+    else path_set_add(out, child);
+  }
+  lfa_fs_names_free(&names);
+}
+
+/* The roots and partial bitmaps the manifests of versions 1..count name. */
+static inline void referenced_objects(path_set *out, const char *dir, uint64_t count) {
+  for (uint64_t v = 1; v <= count; v++) {
+    lfa_snapshot snap;
+    load_version(&snap, dir, v);
+    for (size_t t = 0; t < snap.n_tracked; t++) {
+      path_set_add(out, snap.tracked[t].root_file->path);
+      for (size_t k = 0; k < snap.tracked[t].root->n_fragments; k++) {
+        const Lance__Table__FieldAssignmentFragment *e = snap.tracked[t].root->fragments[k];
+        if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) path_set_add(out, e->partial->path);
+      }
+    }
+    lfa_snapshot_free(&snap);
+  }
+}
+
+#endif
