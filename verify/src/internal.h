@@ -68,11 +68,30 @@ void vf_version_free(vf_version *v);
  * first version listed). */
 lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_version *n, lfa_error *err);
 
+/* commit_rules.c: the rules of one commit apply.c does not see.
+ * vf_check_copy_sidecar: a Restore or Clone without sidecar [FA-TXN-15].
+ * vf_check_commit_rules (P and N loadable, not an Overwrite, Restore or
+ * Clone): field ids [FA-ID-1] [FA-ID-3] [FA-ID-4], fields_modified [FA-UPDATE-3],
+ * object reuse [FA-STORE-10] [FA-STORE-11] [FA-STORE-12], UpdateBases
+ * [FA-META-2]. Findings only: memory failures are recorded in the list. */
+void vf_check_copy_sidecar(const vf_ctx *c, const vf_version *n, const Lance__Table__Transaction *t);
+void vf_check_commit_rules(const vf_ctx *c, const vf_version *p, const vf_version *n,
+                           const Lance__Table__Transaction *t);
+
 /* update_rows.c: [FA-UPDATE-6] row by row, for an Update in REWRITE_ROWS
  * mode with stable row ids (nothing otherwise). Fails only when memory
  * runs out. */
 lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_version *n,
                                 const Lance__Table__Transaction *t, lfa_error *err);
+
+/* sidecar.c: how a version stores its sidecar. vf_sidecar_undecodable:
+ * the transaction bytes decode but for field 5, which is no sidecar
+ * [FA-TXN-7]; vf_txn_file_sidecar_undecodable: the same for the file `rel`
+ * of the dataset. vf_check_sidecar_storage: the property key [FA-TXN-5] and
+ * an empty sidecar [FA-TXN-6] of an opened version. */
+bool vf_sidecar_undecodable(const uint8_t *txn, size_t len);
+bool vf_txn_file_sidecar_undecodable(const char *dir, const char *rel);
+void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);
 
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);

@@ -10,7 +10,8 @@
  * loads each tracked field on its own (one finding per field that fails,
  * the others still checked), and the objects' paths (FA-STORE-7) and
  * fields (FA-ROOT-8, FA-STORE-13) are checked, and with stable row ids the
- * uniqueness of live ids (FA-LANCE-14).
+ * uniqueness of live ids (FA-LANCE-14), and how the sidecar is stored
+ * (sidecar.c: FA-TXN-5, FA-TXN-6, FA-TXN-7).
  *
  * A version that loads and whose model is sound is "loadable": the
  * transition checks may use it. Reader limits are reported under
@@ -119,6 +120,22 @@ static lfa_status unpack_raw(Manifest **out, const lfa_buf *b, lfa_error *err) {
                        "manifest", err);
 }
 
+/* [FA-TXN-7] Whether a manifest file that did not decode holds an inline
+ * transaction whose sidecar (field 5) alone is what does not decode. */
+static bool inline_sidecar_undecodable(const lfa_buf *b) {
+  Manifest *m = NULL;
+  bool broken = false;
+  if (unpack_raw(&m, b, NULL) != LFA_OK) return false;
+  uint64_t at = m->transaction_section, end = lfa_load_u64le(b->data + b->len - FOOTER_BYTES);
+  if (m->_transaction_section_case == LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION && at <= end &&
+      end - at >= PREFIX_BYTES) {
+    uint32_t n = lfa_load_u32le(b->data + at);
+    broken = n <= end - at - PREFIX_BYTES && vf_sidecar_undecodable(b->data + at + PREFIX_BYTES, n);
+  }
+  lfa_pb_free(m);
+  return broken;
+}
+
 static bool descriptor_rule(const char *rule) {
   return rule != NULL && (strcmp(rule, "FA-STORE-1") == 0 || strcmp(rule, "FA-STORE-3") == 0 ||
                           strcmp(rule, "FA-STORE-4") == 0);
@@ -138,6 +155,10 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
+  else if (e.status == LFA_ERR_PROTO && inline_sidecar_undecodable(&bytes)) { /* [FA-TXN-7] */
+    e.rule = "FA-TXN-7";
+    lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
+  }
   lfa_buf_free(&bytes);
   if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
   if (*m == NULL) report_failure(c, at(v), &e, "FA-LANCE-1"); /* [FA-LANCE-1] not a manifest file */
@@ -514,9 +535,18 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
   lfa_error e = {0};
   if (lfa_snapshot_open_cached(&v->snap, c->dir, entry, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    lfa_where w = at(v);
+    char file[LFA_PATH_BYTES_MAX];
+    vf_locate(&w, file, sizeof file, e.msg, NULL);
+    if (e.status == LFA_ERR_PROTO && w.file != NULL && strncmp(w.file, "_transactions/", 14) == 0 &&
+        vf_txn_file_sidecar_undecodable(c->dir, w.file)) { /* [FA-TXN-7] */
+      e.rule = "FA-TXN-7";
+      lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
+    }
     report_failure(c, at(v), &e, open_fallback(e.msg));
     return LFA_OK;
   }
+  vf_check_sidecar_storage(c, v); /* [FA-TXN-5] [FA-TXN-6] */
   bool loaded = false;
   lfa_status st = load_fields(&loaded, v, c, err);
   if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v);

@@ -17,6 +17,9 @@
  * [FA-REMAP-4]. A REWRITE_ROWS Update is trusted the same way; with
  * stable row ids update_rows.c checks it row by row [FA-UPDATE-6].
  *
+ * The rules on the schema, the transaction's other fields and the reuse of
+ * objects are in commit_rules.c.
+ *
  * What cannot be decided is said, under FA-VERIFY-5: a warning when
  * assignment state is at stake, else info. */
 #include <inttypes.h>
@@ -569,6 +572,8 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
     not_checked(c, n, tracked, "the version has no transaction (inline or in _transactions/)");
     return LFA_OK;
   }
+  bool copy = is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_RESTORE) || is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_CLONE);
+  if (copy) vf_check_copy_sidecar(c, n, t); /* [FA-TXN-15] */
   if (is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_RESTORE))
     return check_copy_of(c, n, c->dir, t->restore->version, "FA-RESTORE-1", err);
   if (is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_CLONE))
@@ -588,6 +593,7 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
     return LFA_OK;
   }
   if (p != NULL && !overwrite && !check_carried_fragments(c, p, n)) return LFA_OK;
+  if (p != NULL && !overwrite) vf_check_commit_rules(c, p, n, t); /* commit_rules.c */
   lfa_status st = check_apply(c, overwrite ? NULL : p, n, t, err);
   if (st == LFA_OK && p != NULL && is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_REWRITE))
     st = check_rewrite(c, p, n, t, err);
