@@ -97,9 +97,11 @@ typedef struct eval_totals {
 static lfa_status plan(lfa_expr_plan *out, const eval_args *a, const lfa_snapshot *s, lfa_error *err) {
   if (a->substrait == NULL) return lfa_expr_plan_reference(out, a->dataset, s, a->field, a->relation, err);
   lfa_buf bytes = {0};
-  lfa_status st = lfa_fs_read(&bytes, a->substrait, LFA_SUBSTRAIT_BYTES_MAX, err);
-  if (st == LFA_OK) st = lfa_expr_plan_substrait(out, a->dataset, s, bytes.data, bytes.len, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", a->substrait);
+  lfa_status st = lfa_fs_read(&bytes, a->substrait, LFA_SUBSTRAIT_BYTES_MAX, err); /* names the file */
+  if (st == LFA_OK) {
+    st = lfa_expr_plan_substrait(out, a->dataset, s, bytes.data, bytes.len, err);
+    if (st != LFA_OK) lfa_error_prefix(err, "%s", a->substrait);
+  }
   lfa_buf_free(&bytes);
   return st;
 }
