@@ -1303,6 +1303,27 @@ static void test_FA_EXPR_12_hostile_substrait_bytes(void **state) {
   memcpy(top + n, deep, len), n += len;
   assert_status(lfa_expr_plan_substrait(&p, fx.dir, &snap, top, n, &err), LFA_ERR_LIMIT, &err);
   if (strstr(err.msg, "nest deeper") == NULL) fail_msg("%s", err.msg);
+  /* 5000 random edits of the valid bytes (flipped bits, cut tails): each
+   * plans a field of the snapshot or fails with a message, never crashes
+   * (the sanitizer build watches memory) */
+  uint64_t seed = 0xfeed;
+  size_t planned = 0, refused = 0;
+  for (int round = 0; round < 5000; round++) {
+    uint8_t b[sizeof SCORE_SUBSTRAIT];
+    memcpy(b, SCORE_SUBSTRAIT, sizeof b);
+    for (uint64_t flips = 1 + tu_rand(&seed) % 3; flips > 0; flips--)
+      b[tu_rand(&seed) % sizeof b] ^= (uint8_t)(1u << (tu_rand(&seed) % 8));
+    size_t cut = round % 4 == 0 ? (size_t)(tu_rand(&seed) % sizeof b) : sizeof b;
+    lfa_error_clear(&err);
+    if (lfa_expr_plan_substrait(&p, fx.dir, &snap, b, cut, &err) == LFA_OK) {
+      assert_true(lfa_snapshot_tracked(&snap, p.field_id) != SIZE_MAX); /* planning keeps only tracked fields */
+      planned++;
+    } else {
+      assert_true(err.msg[0] != '\0');
+      refused++;
+    }
+  }
+  assert_true(planned > 0 && refused > 0);
   lfa_snapshot_free(&snap);
   remove_history(&fx);
 }
