@@ -1272,6 +1272,11 @@ static void test_FA_EXPR_12_hostile_substrait_bytes(void **state) {
   assert_status(lfa_expr_plan_substrait(&p, fx.dir, &snap, SCORE_SUBSTRAIT, sizeof SCORE_SUBSTRAIT - 1, &err),
                 LFA_ERR_PROTO, &err);
   assert_rule(&err, "FA-EXPR-12");
+  /* a group (field 1, wire type 3) ahead of valid bytes: a wire type Substrait never uses */
+  uint8_t group[1 + sizeof SCORE_SUBSTRAIT] = {0x0b};
+  memcpy(group + 1, SCORE_SUBSTRAIT, sizeof SCORE_SUBSTRAIT);
+  assert_status(lfa_expr_plan_substrait(&p, fx.dir, &snap, group, sizeof group, &err), LFA_ERR_PROTO, &err);
+  assert_rule(&err, "FA-EXPR-12");
   /* empty: no referred expression */
   assert_status(lfa_expr_plan_substrait(&p, fx.dir, &snap, SCORE_SUBSTRAIT, 0, &err), LFA_ERR_USAGE, &err);
   assert_rule(&err, "FA-EXPR-12");

@@ -65,8 +65,9 @@ static bool read_varint(const uint8_t *data, size_t len, size_t *pos, uint64_t *
 
 /* Walks the wire bytes of a `desc` message and of every message field
  * declared in it, and refuses nesting past LFA_SUBSTRAIT_DEPTH_MAX (the
- * outer message is at depth 0). Bytes that are not well formed end the
- * walk quietly: unpacking them fails next, with its own message. */
+ * outer message is at depth 0). A truncated varint or length ends the walk
+ * quietly: protobuf-c refuses the message that holds it before unpacking
+ * any of its fields. A wire type the walk cannot skip is refused here. */
 static lfa_status check_depth(const uint8_t *data, size_t len, const ProtobufCMessageDescriptor *desc,
                               unsigned depth, lfa_error *err) {
   if (depth > LFA_SUBSTRAIT_DEPTH_MAX)
@@ -97,8 +98,9 @@ static lfa_status check_depth(const uint8_t *data, size_t len, const ProtobufCMe
         pos += (size_t)n;
         break;
       }
-      default:
-        return LFA_OK;
+      default: /* groups (3, 4) and the unassigned 6, 7: not walked, so refused */
+        return lfa_fail(err, LFA_ERR_PROTO, "FA-EXPR-12", "wire type %u at byte %zu of a Substrait message",
+                        (unsigned)(key & 7), pos);
     }
   }
   return LFA_OK;
