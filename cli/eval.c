@@ -160,7 +160,8 @@ static void emit_rows(json_writer *w, eval_totals *t, const lfa_expr_scan *scan,
 
 static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
   printf("dataset %s, version %" PRIu64 ", is_assigned(%s): field %d, %s\n", a->dataset, s->version, path,
-         scan->binding->plan.field_id, s->stable_row_ids ? "stable row ids" : "address mode (row ids are row addresses)");
+         scan->binding->plan.field_id,
+         s->stable_row_ids ? "stable row ids" : "address mode (row ids are row addresses)");
   eval_totals t = {0, 0};
   emit_rows(NULL, &t, scan, s);
   printf("totals: %" PRIu64 " live rows, %" PRIu64 " assigned, %" PRIu64 " unassigned\n", t.live, t.assigned,
@@ -287,7 +288,8 @@ static int parse_args(eval_args *a, int argc, char **argv) {
     return usage_error("missing --field NAME (is_assigned takes exactly one field)", NULL);
   if (a->relation != NULL && a->substrait != NULL)
     return usage_error("--relation qualifies --field; a Substrait reference is positional", NULL);
-  if (a->emit != NULL && a->json) return usage_error("--emit-substrait writes a file; --json has nothing to print", NULL);
+  if (a->emit != NULL && a->json)
+    return usage_error("--emit-substrait writes a file; --json has nothing to print", NULL);
   return 1;
 }
 

@@ -116,7 +116,8 @@ static void open_version(lfa_snapshot *snap, const char *dir, uint64_t v, const 
   for (size_t i = 0; i < list.count; i++)
     if (list.entries[i].version == v) entry = &list.entries[i];
   if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, v);
-  if (lfa_snapshot_open_cached(snap, dir, entry, cache, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", v, err.msg);
+  if (lfa_snapshot_open_cached(snap, dir, entry, cache, &err) != LFA_OK)
+    fail_msg("version %" PRIu64 ": %s", v, err.msg);
   lfa_version_list_free(&list);
   lfa_fs_names_free(&names);
 }
@@ -573,9 +574,11 @@ static void test_FA_EXPR_6_div_binding_in_projection_filter_aggregate(void **sta
     roaring_bitmap_t *both = roaring_bitmap_and(x, y), *either = roaring_bitmap_or(x, y);
     uint32_t vals[8];
     roaring_bitmap_to_uint32_array(both, vals);
-    for (uint64_t i = 0; i < roaring_bitmap_get_cardinality(both); i++) append(and_sets, 1024, se.fragments[k].id, vals[i]);
+    for (uint64_t i = 0; i < roaring_bitmap_get_cardinality(both); i++)
+      append(and_sets, sizeof and_sets, se.fragments[k].id, vals[i]);
     roaring_bitmap_to_uint32_array(either, vals);
-    for (uint64_t i = 0; i < roaring_bitmap_get_cardinality(either); i++) append(or_sets, 1024, se.fragments[k].id, vals[i]);
+    for (uint64_t i = 0; i < roaring_bitmap_get_cardinality(either); i++)
+      append(or_sets, sizeof or_sets, se.fragments[k].id, vals[i]);
     roaring_bitmap_free(x), roaring_bitmap_free(y), roaring_bitmap_free(both), roaring_bitmap_free(either);
   }
   assert_string_equal(and_rows, "1:3");

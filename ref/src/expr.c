@@ -380,8 +380,8 @@ lfa_status lfa_expr_plan_call(lfa_expr_plan *out, const char *dataset, const lfa
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "'%s': is_assigned(...) is planned alone, text follows it", c);
   /* [FA-EXPR-4] item 1, [FA-EXPR-1]: exactly one argument */
   if (a.count != 1)
-    return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-4", "is_assigned takes exactly one argument (FA-EXPR-1), got %zu in '%s'",
-                    a.count, c);
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-4",
+                    "is_assigned takes exactly one argument (FA-EXPR-1), got %zu in '%s'", a.count, c);
   const char *from = skip_spaces(a.first), *to = a.first_end;
   while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\n' || to[-1] == '\r')) to--;
   char *arg = malloc((size_t)(to - from) + 1);
@@ -725,8 +725,8 @@ lfa_status lfa_expr_row(bool *out, const lfa_expr_scan *s, size_t k, uint32_t of
   if (st != LFA_OK) return st;
   const lfa_expr_fragment *f = &s->fragments[k];
   if (offset >= f->physical_rows)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "fragment %" PRIu64 " has no offset %" PRIu32 " (%" PRIu64 " rows)", f->id,
-                    offset, f->physical_rows);
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "fragment %" PRIu64 " has no offset %" PRIu32 " (%" PRIu64 " rows)",
+                    f->id, offset, f->physical_rows);
   *out = f->entry != NULL && (f->entry->all || roaring_bitmap_contains(f->entry->rows, offset));
   return LFA_OK;
 }

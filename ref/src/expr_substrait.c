@@ -161,8 +161,8 @@ static lfa_status find_urn(const char **out, const ExtendedExpression *x, const 
     *out = urns ? x->extension_urns[i]->urn : x->extension_uris[i]->uri;
   }
   if (*out == NULL)
-    return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-12", "the function names extension %s %" PRIu32 ", which is not declared",
-                    urns ? "URN" : "URI", ref);
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-12",
+                    "the function names extension %s %" PRIu32 ", which is not declared", urns ? "URN" : "URI", ref);
   return LFA_OK;
 }
 
@@ -188,7 +188,8 @@ static bool non_nullable_boolean(const Type *t) {
 /* ---- the argument: a field reference [FA-EXPR-12, FA-EXPR-2] ----------------------- */
 
 static lfa_status not_a_field(lfa_error *err, const char *why) {
-  return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-4", "is_assigned requires a direct field reference (FA-EXPR-2): %s", why);
+  return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-4", "is_assigned requires a direct field reference (FA-EXPR-2): %s",
+                  why);
 }
 
 static size_t names_in_struct(const TypeStruct *s);
@@ -309,7 +310,8 @@ static lfa_status plan_extended(lfa_expr_plan *out, const char *dataset, const l
   if (st == LFA_OK && call->n_options > 0)
     st = envelope(err, "is_assigned has no options, got ", call->options[0]->name, "");
   if (st == LFA_OK && call->output_type != NULL && !non_nullable_boolean(call->output_type))
-    st = lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-1", "is_assigned returns a non-nullable Boolean, not the output type given");
+    st = lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-1",
+                  "is_assigned returns a non-nullable Boolean, not the output type given");
   return st == LFA_OK ? plan_argument(out, dataset, snap, x, call, err) : st;
 }
 
