@@ -2,10 +2,12 @@
 # cli_eval.sh: `lfa eval`, is_assigned(field) per live row, from the outside.
 # Expected values are stated by hand: the sample's history (top of
 # ref/src/sample.c) and the upstream example's README table, never computed
-# by lfa. Covers FA-EXPR-2 and FA-EXPR-4 (planning errors), FA-EXPR-3 (name
-# resolution), FA-EXPR-5 (the physical address decides), FA-EXPR-7 (planning
-# reads no assignment object), FA-EXPR-9 (a missing object fails, never
-# false), FA-LANCE-7 and FA-LANCE-11 (row id sequences), FA-LANCE-12.
+# by lfa. Covers FA-EXPR-2 and FA-EXPR-4 (planning errors, qualified
+# references), FA-EXPR-3 (name resolution), FA-EXPR-5 (the physical address
+# decides), FA-EXPR-7 (planning reads no assignment object), FA-EXPR-9 (a
+# missing object fails, never false), FA-EXPR-12 and FA-EXPR-13 (Substrait,
+# --substrait and --emit-substrait), FA-LANCE-7 and FA-LANCE-11 (row id
+# sequences), FA-LANCE-12.
 # Run by ctest with the built lfa as $1.
 . "$(dirname "$0")/lib_cli.sh" "$1"
 up=../shared/upstream-layout-example/address-mode-history
@@ -307,5 +309,82 @@ check "FA-EXPR-4 item 4: a struct is untracked when only its child is" \
   fails "untracked field 'meta' (stable field id 3)" "$tmp/nested" --field meta
 check "FA-EXPR-4 item 3: no such child" fails "unknown field 'meta.nope' ('meta' has no such child)" \
   "$tmp/nested" --field meta.nope
+
+# ---- Substrait [FA-EXPR-12, FA-EXPR-13] and qualified references [FA-EXPR-2] ---------
+check "eval --help shows the Substrait options" bash -c "'$lfa' eval --help | grep -q -- '--emit-substrait OUT'"
+# 180 bytes, by hand from the field numbers (test_expr.c spells out a
+# two-level example byte by byte): URI list 35, declaration 23, referred
+# expression 50 (call 20, output name "is_assigned(embedding)" 22), base
+# schema 30 (name 11, record struct 15 holding list<fp32>), version 7
+# ("lfa"), URN list 35.
+check "FA-EXPR-12: --emit-substrait writes the call and says so" bash -c "
+  out=\$('$lfa' eval '$tmp/s' --field embedding --version 3 --emit-substrait '$tmp/emb.sub') &&
+  [ \"\$out\" = '$tmp/emb.sub: is_assigned(embedding), field 2, version 3, as a Substrait ExtendedExpression (180 bytes)' ] &&
+  [ \$(wc -c <'$tmp/emb.sub') -eq 180 ]"
+# The message's top-level fields, read with the wire reader above: URIs (1),
+# declarations (2), one referred expression (3), base_schema (4) naming just
+# `embedding`, version (7), URNs (8); both extension lists name the URN.
+cat >"$tmp/top.py" <<'PY'
+import sys
+exec(open(sys.argv[1]).read().split("path = sys.argv[1]")[0])  # rv, parse, emit, msg from edit.py
+top = parse(open(sys.argv[2], "rb").read())
+assert [f[0] for f in top] == [1, 2, 3, 4, 7, 8], [f[0] for f in top]
+urn = b"urn:lance:extension:functions"
+assert parse(top[0][2]) == [[1, 0, 1], [2, 2, urn]] and parse(top[5][2]) == [[1, 0, 1], [2, 2, urn]]
+fn = parse(parse(top[1][2])[0][2])
+assert fn == [[1, 0, 1], [2, 0, 1], [3, 2, b"is_assigned"], [4, 0, 1]], fn
+names = [f[2] for f in parse(top[3][2]) if f[0] == 1]
+assert names == [b"embedding"], names
+PY
+check "FA-EXPR-12: the file holds is_assigned of urn:lance:extension:functions" \
+  python3 "$tmp/top.py" "$tmp/edit.py" "$tmp/emb.sub"
+check "FA-EXPR-12: --substrait evaluates what --field does (v5)" bash -c "
+  diff <('$lfa' eval '$tmp/s' --substrait '$tmp/emb.sub' --json) <('$lfa' eval '$tmp/s' --field embedding --json)"
+check "FA-EXPR-12: --substrait plans against the version evaluated (v3)" bash -c "
+  diff <('$lfa' eval '$tmp/s' --substrait '$tmp/emb.sub' --version 3) <('$lfa' eval '$tmp/s' --field embedding --version 3)"
+check "FA-EXPR-4 via Substrait: the field is unknown at v1" \
+  fails "version 1: $tmp/emb.sub: is_assigned references unknown field 'embedding'" "$tmp/s" --substrait "$tmp/emb.sub" --version 1
+check "FA-EXPR-7: --emit-substrait reads no assignment object (the root is gone)" \
+  exits 0 "$lfa" eval "$tmp/noroot" --field embedding --emit-substrait "$tmp/noroot.sub"
+check "--emit-substrait never overwrites" fails "$tmp/emb.sub" "$tmp/s" --field embedding --emit-substrait "$tmp/emb.sub"
+check "--emit-substrait of an untracked field writes nothing" bash -c "
+  '$lfa' eval '$tmp/s' --field id --emit-substrait '$tmp/id.sub' 2>&1 | grep -q 'untracked field' && [ ! -e '$tmp/id.sub' ]"
+# Upstream's later form, written by hand: ExtendedExpression {8 URN {1: 1,
+# 2: urn}, 2 declaration {3 function {2 anchor: 1, 3 name, 4 URN ref: 1}},
+# 3 referred {1 expression {3 call {1 reference: 1, 4 argument {3 value
+# {1 literal {5 i32: FIELD}}}}}}}; no base_schema is needed.
+cat >"$tmp/literal.py" <<'PY'
+import sys
+exec(open(sys.argv[1]).read().split("path = sys.argv[1]")[0])
+urn = msg((1, 1), (2, "urn:lance:extension:functions"))
+decl = msg((3, msg((2, 1), (3, "is_assigned"), (4, 1))))
+literal = msg((5, int(sys.argv[3])))  # Literal {5 i32}, written even when 0: a oneof member
+argument = msg((3, msg((1, literal))))  # FunctionArgument {3 value: Expression {1 literal}}
+call = msg((1, 1), (4, argument))  # ScalarFunction {1 function_reference, 4 arguments}
+referred = msg((1, msg((3, call))))  # ExpressionReference {1 expression: Expression {3 scalar_function}}
+open(sys.argv[2], "wb").write(msg((8, urn), (2, decl), (3, referred)))
+PY
+check "write the literal form for field 2" python3 "$tmp/literal.py" "$tmp/edit.py" "$tmp/lit2.sub" 2
+check "write the literal form for field 0" python3 "$tmp/literal.py" "$tmp/edit.py" "$tmp/lit0.sub" 0
+check "FA-EXPR-13: the Int32 literal field id is accepted" bash -c "
+  diff <('$lfa' eval '$tmp/s' --substrait '$tmp/lit2.sub' --json) <('$lfa' eval '$tmp/s' --field embedding --json)"
+check "FA-EXPR-13: and FA-EXPR-4 item 4 still applies" \
+  fails "untracked field 'id' (stable field id 0)" "$tmp/s" --substrait "$tmp/lit0.sub"
+check "FA-EXPR-12: the literal form re-emitted is the field reference form" bash -c "
+  '$lfa' eval '$tmp/s' --substrait '$tmp/lit2.sub' --emit-substrait '$tmp/again.sub' >/dev/null &&
+  '$lfa' eval '$tmp/s' --field embedding --emit-substrait '$tmp/emb5.sub' >/dev/null &&
+  cmp '$tmp/again.sub' '$tmp/emb5.sub'"
+printf 'not protobuf' >"$tmp/junk.sub"
+check "FA-EXPR-12: bytes that are not an ExtendedExpression" fails "[FA-EXPR-12]" "$tmp/s" --substrait "$tmp/junk.sub"
+check "--substrait of a missing file names it" fails "$tmp/none.sub" "$tmp/s" --substrait "$tmp/none.sub"
+check "--field and --substrait together is bad usage" \
+  exits 2 "$lfa" eval "$tmp/s" --field embedding --substrait "$tmp/emb.sub"
+check "--relation with --substrait is bad usage" exits 2 "$lfa" eval "$tmp/s" --substrait "$tmp/emb.sub" --relation s
+check "FA-EXPR-2: a reference qualified by --relation" bash -c "
+  diff <('$lfa' eval '$tmp/s' --field S.embedding --relation s --json) <('$lfa' eval '$tmp/s' --field embedding --json)"
+check "FA-EXPR-2: no qualifier without --relation" \
+  fails "unknown field 's.embedding'" "$tmp/s" --field s.embedding
+check "FA-EXPR-2: another relation's column is not this one's" \
+  fails "unknown field 'other.embedding'" "$tmp/s" --field other.embedding --relation s
 
 finish

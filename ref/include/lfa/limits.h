@@ -49,4 +49,13 @@
 #define LFA_JSON_DEPTH_MAX 64u
 #define LFA_JSON_VALUES_MAX (1u << 20)
 
+/* is_assigned as lfa plans it (lfa/expr.h): the text of a call or a field
+ * reference, a Substrait ExtendedExpression, and how deeply the messages
+ * of one may nest (protobuf-c unpacks nested messages by recursion, so the
+ * depth is checked on the wire first). Tool limits, like the JSON ones:
+ * spec/ does not list them. */
+#define LFA_EXPR_TEXT_BYTES_MAX (1u << 16)
+#define LFA_SUBSTRAIT_BYTES_MAX (1u << 20)
+#define LFA_SUBSTRAIT_DEPTH_MAX 32u
+
 #endif
