@@ -49,4 +49,13 @@
 #define LFA_JSON_DEPTH_MAX 64u
 #define LFA_JSON_VALUES_MAX (1u << 20)
 
+/* Cleanup (lfa/cleanup.h) and the orphan check of `lfa verify`, also tool
+ * limits: files listed under one `_field_assignments/` (a path and a stat
+ * each), the directory depth walked under it and under `tree/`, and the
+ * datasets (this one, its branches, the clones named) whose versions are
+ * read. Tag files are JSON documents (LFA_JSON_DOCUMENT_BYTES_MAX). */
+#define LFA_CLEANUP_OBJECTS_MAX (1u << 22)
+#define LFA_CLEANUP_DEPTH_MAX 16u
+#define LFA_CLEANUP_DATASETS_MAX 1024u
+
 #endif
