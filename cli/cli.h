@@ -10,5 +10,6 @@ int lfa_cli_eval(int argc, char **argv);
 int lfa_cli_sample(int argc, char **argv);
 int lfa_cli_verify(int argc, char **argv);
 int lfa_cli_run(int argc, char **argv);
+int lfa_cli_cleanup(int argc, char **argv);
 
 #endif
