@@ -74,6 +74,10 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
 lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_version *n,
                                 const Lance__Table__Transaction *t, lfa_error *err);
 
+/* orphans.c: [FA-CLEAN-10] objects no version references, past the grace
+ * period, as warnings against `version`. Fails only when memory runs out. */
+lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err);
+
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);
 
