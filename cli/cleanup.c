@@ -222,6 +222,7 @@ static void text_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run) {
     const lfa_cleanup_note *n = &pl->notes[i];
     fprintf(out, "%s %s: %s\n", lfa_cleanup_level_name(n->level), n->rule, n->message);
   }
+  if (pl->notes_dropped > 0) fprintf(out, "(%zu more notes not kept)\n", pl->notes_dropped);
 }
 
 static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
@@ -320,6 +321,7 @@ static void json_summary(json_writer *w, const lfa_cleanup_plan *pl, const lfa_c
   json_u64(w, "bytes_deleted", t.bytes_deleted);
   json_u64(w, "objects_kept", t.objects_kept);
   json_u64(w, "errors", t.errors);
+  json_u64(w, "notes_dropped", pl->notes_dropped);
   json_close_object(w);
   if (done == NULL) {
     json_null(w, "done");
@@ -368,7 +370,8 @@ int lfa_cli_cleanup(int argc, char **argv) {
   if (ok && a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done);
   if (ok && !a.json) text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
   if (!ok) fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
-  int status = !ok ? LFA_EXIT_UNUSABLE : count(&plan).errors > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
+  bool findings = count(&plan).errors > 0 || plan.blocked;
+  int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);
   return status;
 }

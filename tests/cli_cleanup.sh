@@ -84,7 +84,7 @@ assert obj['$OLD']['action'] == 'delete' and obj['$OLD']['reason'] == 'expired' 
 assert obj['$OLD']['age_seconds'] >= 10 * 86400
 assert obj['$YOUNG']['action'] == 'keep' and obj['$YOUNG']['reason'] == 'young'
 assert s == {'versions_removed': 3, 'versions_kept': 2, 'objects_deleted': 2, 'bytes_deleted': 6,
-             'objects_kept': 5, 'errors': 0}, s
+             'objects_kept': 5, 'errors': 0, 'notes_dropped': 0}, s
 assert d['notes'] == [] and [x['kind'] for x in d['datasets']] == ['self']
 " --keep-from 4 --dry-run
 files "$tmp/s" >"$tmp/after"

@@ -82,6 +82,10 @@ static lfa_status grow(void **items, size_t *cap, size_t count, size_t size, lfa
 __attribute__((format(printf, 5, 6))) static void note(planner *p, const char *rule, lfa_cleanup_level level,
                                                       const visit *at, const char *fmt, ...) {
   lfa_cleanup_plan *pl = p->plan;
+  if (pl->n_notes >= LFA_CLEANUP_NOTES_MAX) {
+    pl->notes_dropped++;
+    return;
+  }
   if (grow((void **)&pl->notes, &p->cap_notes, pl->n_notes, sizeof *pl->notes, NULL) != LFA_OK) {
     p->nomem = true;
     return;

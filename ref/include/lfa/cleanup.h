@@ -140,8 +140,9 @@ typedef struct lfa_cleanup_plan {
   lfa_cleanup_dataset *datasets;
   size_t n_objects; /* ascending by path */
   lfa_cleanup_object *objects;
-  size_t n_notes; /* in the order found */
+  size_t n_notes; /* in the order found, at most LFA_CLEANUP_NOTES_MAX */
   lfa_cleanup_note *notes;
+  size_t notes_dropped; /* found past that limit: counted only */
   bool blocked; /* [FA-CLEAN-3] no assignment object is deleted in this run */
 } lfa_cleanup_plan;
 
