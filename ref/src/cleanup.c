@@ -139,6 +139,12 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* A directory, and not a link to one. */
+static bool is_real_dir(const char *path) {
+  struct stat s;
+  return lstat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
 /* realpath of a directory named by a path or a file:// URI, or NULL. */
 static char *real_dir(const char *path) {
   if (strncmp(path, "file://", 7) == 0) path += 7;
@@ -354,14 +360,10 @@ static bool dataset_layout_name(const char *name) {
   return false;
 }
 
-static bool is_real_dir(const char *path) {
-  struct stat s;
-  return lstat(path, &s) == 0 && S_ISDIR(s.st_mode);
-}
-
 /* Lance keeps branch `a/b` at `tree/a/b/`, a dataset of its own (a shallow
  * clone of its parent): a directory under `tree/` holding `_versions/` is
- * one. Links are not followed. */
+ * one. Links are followed: branches are only read, and reading one more
+ * can only keep more (a loop of links ends at LFA_CLEANUP_DEPTH_MAX). */
 static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lfa_error *err) {
   char child[LFA_PATH_BYTES_MAX], versions[LFA_PATH_BYTES_MAX];
   lfa_names names = {0};
@@ -370,7 +372,7 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
                     LFA_CLEANUP_DEPTH_MAX);
   bool branch = false;
   lfa_status st = lfa_fs_join(versions, sizeof versions, path, "_versions", err);
-  if (st == LFA_OK && depth > 0 && is_real_dir(versions)) {
+  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir(versions)) {
     branch = true;
     st = add_dataset(p, path, LFA_CLEANUP_BRANCH, err);
   }
@@ -378,7 +380,7 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
     if (branch && dataset_layout_name(names.names[i])) continue;
     st = lfa_fs_join(child, sizeof child, path, names.names[i], err);
-    if (st == LFA_OK && is_real_dir(child)) st = walk_branches(p, child, depth + 1, err);
+    if (st == LFA_OK && lfa_fs_is_dir(child)) st = walk_branches(p, child, depth + 1, err);
   }
   lfa_fs_names_free(&names);
   return st;
@@ -407,7 +409,7 @@ static lfa_status find_datasets(planner *p, lfa_error *err) {
   char tree[LFA_PATH_BYTES_MAX];
   lfa_status st = add_dataset(p, p->dir, LFA_CLEANUP_SELF, err);
   if (st == LFA_OK) st = lfa_fs_join(tree, sizeof tree, p->dir, "tree", err);
-  if (st == LFA_OK && is_real_dir(tree)) st = walk_branches(p, tree, 0, err);
+  if (st == LFA_OK && lfa_fs_is_dir(tree)) st = walk_branches(p, tree, 0, err);
   if (st == LFA_OK) st = add_given(p, err);
   if (st == LFA_OK && (p->source_checked = calloc(p->plan->n_datasets, sizeof *p->source_checked)) == NULL)
     st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
