@@ -53,6 +53,7 @@ typedef struct planner {
   bool *source_checked; /* per dataset: its source version was read, so its reuse is checked */
   char *self_real;      /* realpath(dir), or NULL */
   size_t marking;       /* the dataset a VISIT_SOURCE marks for */
+  bool marking_failed;  /* ... and a part of the source could not be read */
   bool nomem;           /* a note could not be recorded */
 } planner;
 
@@ -436,6 +437,7 @@ static void unreadable(planner *p, const visit *v, const char *what, const lfa_e
          "%s (removed) cannot be read: %s: %s; the objects only it listed wait for the grace period", ver, what,
          e->msg);
   } else {
+    p->marking_failed = true;
     note(p, "FA-CLEAN-7", LFA_CLEANUP_INFO, v, "%s, the source of %s, cannot be read: %s: %s; its reuse is not checked",
          ver, p->plan->datasets[p->marking].dir, what, e->msg);
   }
@@ -583,8 +585,9 @@ static const Lance__Table__Transaction__Clone *clone_of(Lance__Table__Transactio
   if (t == NULL && file != NULL && file[0] != '\0') {
     char path[LFA_PATH_BYTES_MAX];
     lfa_buf bytes = {0};
-    int n = snprintf(path, sizeof path, "%s/_transactions/%s", ddir, file);
-    if (n > 0 && (size_t)n < sizeof path && lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
+    lfa_anchor here = {false, 0}; /* [FA-STORE-9] the name stays inside `_transactions/` */
+    if (lfa_path_resolve(path, sizeof path, ddir, mf->manifest, here, false, "_transactions", file, NULL) == LFA_OK &&
+        lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
         lfa_transaction_decode(owned, bytes.data, bytes.len, NULL) == LFA_OK)
       t = *owned;
     lfa_buf_free(&bytes);
@@ -608,11 +611,10 @@ static void mark_source(planner *p, size_t d, uint64_t source, const lfa_version
          p->plan->datasets[d].dir, source);
     return;
   }
-  size_t notes_before = p->plan->n_notes;
   visit sv = {0, p->dir, e->name, true, source, VISIT_SOURCE};
-  p->marking = d;
+  p->marking = d, p->marking_failed = false;
   visit_version(p, &sv, NULL, own);
-  p->source_checked[d] = p->plan->n_notes == notes_before; /* a SOURCE visit notes only what it could not read */
+  p->source_checked[d] = !p->marking_failed;
 }
 
 /* Recognizes dataset d as a shallow clone (or branch) of this dataset from
