@@ -49,7 +49,7 @@ static const char HELP[] =
     "                    objects; all its versions count as kept (repeatable)\n"
     "  --grace SECONDS   grace period for unreferenced objects (default 604800,\n"
     "                    7 days, as Lance); deleted only when strictly older\n"
-    "  --now SECONDS     the clock, in unix seconds (default: the current time)\n"
+    "  --now UNIX_SECONDS  the clock (default: the current time)\n"
     "  --dry-run         print the plan, delete nothing\n"
     "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
     "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\"}\n"
