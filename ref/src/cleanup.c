@@ -41,6 +41,20 @@ typedef struct tag {
   char *file; /* "_refs/tags/<name>.json" */
 } tag;
 
+/* A reference already followed in a pass: its resolved path, the dataset
+ * whose version made it and how it was visited. */
+typedef struct seen_slot {
+  char *path; /* owned; NULL: empty slot */
+  uint64_t hash;
+  size_t dataset;
+  visit_kind kind;
+} seen_slot;
+
+typedef struct seen_set {
+  size_t count, cap; /* cap is 0 or a power of two */
+  seen_slot *slots;
+} seen_set;
+
 typedef struct planner {
   const char *dir;
   const lfa_cleanup_options *o;
@@ -54,6 +68,7 @@ typedef struct planner {
   char *self_real;      /* realpath(dir), or NULL */
   size_t marking;       /* the dataset a VISIT_SOURCE marks for */
   bool marking_failed;  /* ... and a part of the source could not be read */
+  seen_set seen;        /* references already followed (not those of VISIT_SOURCE) */
   bool nomem;           /* a note could not be recorded */
 } planner;
 
@@ -337,6 +352,65 @@ static void find_identity(size_t *first, size_t *count, const planner *p, uint64
   *count = hi - lo;
 }
 
+/* ---- references already followed ---------------------------------------------------------- */
+
+/* Most versions list the bitmaps the version before them listed: once a
+ * reference of a dataset's kept (or removed) versions has been followed to
+ * an existing file, following it again changes nothing. (A reference to a
+ * missing file is not remembered: each version that makes it is said,
+ * FA-CLEAN-9.) At most LFA_CLEANUP_OBJECTS_MAX are remembered; past that,
+ * references are simply followed again. */
+static uint64_t hash_path(const char *s) {
+  uint64_t h = 1469598103934665603u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+  return h;
+}
+
+static seen_slot *seen_find(const seen_set *set, uint64_t h, const char *path, size_t dataset, visit_kind kind) {
+  for (size_t i = (size_t)h & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+    seen_slot *s = &set->slots[i];
+    if (s->path == NULL ||
+        (s->hash == h && s->dataset == dataset && s->kind == kind && strcmp(s->path, path) == 0))
+      return s;
+  }
+}
+
+static bool seen_grow(seen_set *set) {
+  size_t cap = set->cap ? set->cap * 2 : 1024;
+  seen_set bigger = {0, cap, calloc(cap, sizeof *set->slots)};
+  if (bigger.slots == NULL) return false;
+  for (size_t i = 0; i < set->cap; i++)
+    if (set->slots[i].path != NULL)
+      *seen_find(&bigger, set->slots[i].hash, set->slots[i].path, set->slots[i].dataset, set->slots[i].kind) =
+          set->slots[i];
+  bigger.count = set->count;
+  free(set->slots);
+  *set = bigger;
+  return true;
+}
+
+static bool followed_before(const planner *p, const char *path, const visit *v) {
+  if (p->seen.cap == 0 || v->kind == VISIT_SOURCE) return false;
+  return seen_find(&p->seen, hash_path(path), path, v->dataset, v->kind)->path != NULL;
+}
+
+static void remember(planner *p, const char *path, const visit *v) {
+  seen_set *set = &p->seen;
+  if (v->kind == VISIT_SOURCE || set->count >= LFA_CLEANUP_OBJECTS_MAX) return;
+  if ((set->count + 1) * 2 > set->cap && !seen_grow(set)) return; /* only costs time */
+  uint64_t h = hash_path(path);
+  seen_slot *s = seen_find(set, h, path, v->dataset, v->kind);
+  if (s->path != NULL || (s->path = strdup(path)) == NULL) return;
+  s->hash = h, s->dataset = v->dataset, s->kind = v->kind;
+  set->count++;
+}
+
+static void seen_free(seen_set *set) {
+  for (size_t i = 0; i < set->cap; i++) free(set->slots[i].path);
+  free(set->slots);
+  memset(set, 0, sizeof *set);
+}
+
 /* ---- whose versions count: this dataset, its branches, the clones named [FA-CLEAN-2] ---- */
 
 static lfa_status add_dataset(planner *p, const char *dir, lfa_cleanup_dataset_kind kind, lfa_error *err) {
@@ -465,11 +539,13 @@ static void reached_by_kept(planner *p, const visit *v, size_t i) {
  * [FA-CLEAN-9] and `missing_matters`. */
 static void reach(planner *p, const visit *v, const char *path, const char *rel, bool missing_matters) {
   struct stat s;
+  if (followed_before(p, path, v)) return;
   if (stat(path, &s) != 0 || !S_ISREG(s.st_mode)) {
     if (missing_matters && v->kind == VISIT_KEPT)
       note(p, "FA-CLEAN-9", LFA_CLEANUP_ERROR, v, "references %s, which is not a file here (%s)", rel, path);
     return;
   }
+  remember(p, path, v);
   size_t first, count;
   find_identity(&first, &count, p, (uint64_t)s.st_dev, (uint64_t)s.st_ino);
   for (size_t k = first; k < first + count; k++) {
@@ -556,7 +632,7 @@ static bool same_bases(const Manifest *a, const Manifest *b) {
 /* Descriptor i of `m` resolves exactly as the same one of the previous
  * version visited in this pass: nothing new to reach (most commits keep
  * most roots, FA-STORE-10). */
-static bool seen_before(const Manifest *prev, const Manifest *m, size_t i) {
+static bool same_root_as_before(const Manifest *prev, const Manifest *m, size_t i) {
   if (prev == NULL || i >= prev->n_field_assignment_states || !same_bases(prev, m)) return false;
   return same_file_ref(prev->field_assignment_states[i]->root, m->field_assignment_states[i]->root);
 }
@@ -653,7 +729,7 @@ static void visit_version(planner *p, const visit *v, lfa_manifest_file *prev, c
   if (v->dataset > 0 && v->kind == VISIT_KEPT) find_source(p, v, &mf, own);
   const Manifest *m = mf.manifest, *pm = prev != NULL ? prev->manifest : NULL;
   for (size_t i = 0; i < m->n_field_assignment_states; i++)
-    if (!seen_before(pm, m, i)) visit_root(p, v, m, m->field_assignment_states[i]->root);
+    if (!same_root_as_before(pm, m, i)) visit_root(p, v, m, m->field_assignment_states[i]->root);
   if (prev == NULL) {
     lfa_manifest_file_free(&mf);
     return;
@@ -754,6 +830,7 @@ static void planner_free(planner *p) {
   free(p->source_mark);
   free(p->source_checked);
   free(p->self_real);
+  seen_free(&p->seen);
 }
 
 lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const lfa_cleanup_options *options,
