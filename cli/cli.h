@@ -12,5 +12,6 @@ int lfa_cli_verify(int argc, char **argv);
 int lfa_cli_run(int argc, char **argv);
 int lfa_cli_adapter(int argc, char **argv);
 int lfa_cli_conformance(int argc, char **argv);
+int lfa_cli_cleanup(int argc, char **argv);
 
 #endif

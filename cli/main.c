@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
   if (strcmp(argv[1], "verify") == 0) return lfa_cli_verify(argc - 1, argv + 1);
+  if (strcmp(argv[1], "cleanup") == 0) return lfa_cli_cleanup(argc - 1, argv + 1);
   fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
   return LFA_EXIT_UNUSABLE;
 }

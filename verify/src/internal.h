@@ -93,6 +93,10 @@ bool vf_sidecar_undecodable(const uint8_t *txn, size_t len);
 bool vf_txn_file_sidecar_undecodable(const char *dir, const char *rel);
 void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);
 
+/* orphans.c: [FA-CLEAN-10] objects no version references, past the grace
+ * period, as warnings against `version`. Fails only when memory runs out. */
+lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err);
+
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);
 

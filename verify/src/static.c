@@ -466,7 +466,7 @@ static lfa_status load_fields(bool *all_loaded, vf_version *v, const vf_ctx *c, 
     }
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     w.file = t->root_file->path;
-    /* no rule from the reader: the object is missing [FA-STORE-5] or is not a root protobuf [FA-ROOT-1] */
+    /* no rule from the reader: the object is missing [FA-STORE-5] [FA-CLEAN-9] or is not a root protobuf [FA-ROOT-1] */
     report_failure(c, w, &e, e.status == LFA_ERR_PROTO ? "FA-ROOT-1" : "FA-STORE-5");
     *all_loaded = false;
   }

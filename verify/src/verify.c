@@ -65,6 +65,7 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK) st = walk(out, &c, o, err);
   out->objects_reused = cache.hits;
+  if (st == LFA_OK && out->versions_checked > 0) st = vf_check_orphans(&c, out->versions[out->versions_checked - 1], err);
   vf_cache_free(&cache); /* after walk: every snapshot that borrowed from it is freed */
   if (st == LFA_OK && out->versions_checked == 0)
     st = lfa_fail(err, LFA_ERR_USAGE, NULL, "no version in the range asked for (the dataset has versions %" PRIu64

@@ -58,4 +58,16 @@
 #define LFA_SUBSTRAIT_BYTES_MAX (1u << 20)
 #define LFA_SUBSTRAIT_DEPTH_MAX 32u
 
+/* Cleanup (lfa/cleanup.h) and the orphan check of `lfa verify`, also tool
+ * limits: entries listed under `_field_assignments/`, `tree/` and
+ * `_refs/tags/` in one plan (a path and a stat each), the directory depth
+ * walked under `_field_assignments/` and `tree/`, the datasets (this one,
+ * its branches, the clones named) whose versions are read, and the notes a
+ * plan keeps (more are counted, not kept). Tag files are JSON documents
+ * (LFA_JSON_DOCUMENT_BYTES_MAX). */
+#define LFA_CLEANUP_OBJECTS_MAX (1u << 22)
+#define LFA_CLEANUP_DEPTH_MAX 16u
+#define LFA_CLEANUP_DATASETS_MAX 1024u
+#define LFA_CLEANUP_NOTES_MAX (1u << 16)
+
 #endif

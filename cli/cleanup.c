@@ -1,0 +1,377 @@
+/* cleanup.c: `lfa cleanup`, old versions and the field-assignment objects
+ * nothing kept reaches, removed by the plan of lfa/cleanup.h
+ * (spec/09-cleanup.md). The JSON shape only grows: keys are never renamed
+ * or removed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lfa/cleanup.h"
+
+static const char HELP[] =
+    "usage: lfa cleanup DATASET [--keep-from V] [--keep V]... [--clone DIR]...\n"
+    "                   [--grace SECONDS] [--now UNIX_SECONDS] [--dry-run] [--json]\n"
+    "\n"
+    "Removes old versions of the Lance dataset at DATASET and the field-assignment\n"
+    "objects (roots and bitmaps under its own _field_assignments/) that nothing\n"
+    "kept can reach (spec/09-cleanup.md). Plan first with --dry-run.\n"
+    "\n"
+    "Kept versions: the newest always; every version from --keep-from V on\n"
+    "(without it, every version: only unreferenced objects go); each --keep V;\n"
+    "and every version a tag names (_refs/tags/<name>.json). The other versions\n"
+    "are removed: their _versions/ manifest files are deleted first.\n"
+    "\n"
+    "An object is kept when a kept version reaches it: as the root of a tracked\n"
+    "field, or as a bitmap such a root lists, resolved through base paths\n"
+    "(FA-CLEAN-1). Every version of every branch (tree/<name>/, a dataset that\n"
+    "reaches this one through a base path) counts as kept, and so do the\n"
+    "versions of each --clone DIR: a shallow clone elsewhere, which this dataset\n"
+    "cannot know about (FA-CLEAN-2). An object only removed versions reach is\n"
+    "deleted at once; an object nothing reaches (a failed commit attempt left\n"
+    "it) only once it is older than the grace period (its modification time),\n"
+    "since an attempt in flight may be about to reference it (FA-CLEAN-5).\n"
+    "If a kept version's root cannot be read, no object is deleted in this run\n"
+    "(FA-CLEAN-3); an unreadable root of a removed version does not stop it\n"
+    "(FA-CLEAN-4). Nothing outside DATASET/_field_assignments/ and\n"
+    "DATASET/_versions/ is deleted: not another dataset's objects reached\n"
+    "through a base path (FA-CLEAN-6), not symbolic links, not transactions,\n"
+    "deletion files or data files (Lance's cleanup reclaims those).\n"
+    "\n"
+    "  --keep-from V     keep versions V and later\n"
+    "  --keep V          also keep version V (repeatable)\n"
+    "  --clone DIR       a dataset whose versions may reference this one's\n"
+    "                    objects; all its versions count as kept (repeatable)\n"
+    "  --grace SECONDS   grace period for unreferenced objects (default 604800,\n"
+    "                    7 days, as Lance); deleted only when strictly older\n"
+    "  --now UNIX_SECONDS  the clock (default: the current time)\n"
+    "  --dry-run         print the plan, delete nothing\n"
+    "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
+    "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\"}\n"
+    "\n"
+    "Exit status: 0 done (or planned); 1 the plan has an error note (a kept\n"
+    "root unreadable: nothing under _field_assignments/ deleted, FA-CLEAN-3; a\n"
+    "kept version's object missing, FA-CLEAN-9; a clone reusing what its source\n"
+    "version does not reach, FA-CLEAN-7); 2 unusable input, bad usage, or a\n"
+    "file that could not be deleted, with one line on stderr.\n";
+
+enum { KEEP_ARGS_MAX = 256, CLONE_ARGS_MAX = 256 };
+
+typedef struct cleanup_args {
+  const char *dataset;
+  bool dry_run, json;
+  uint64_t keep[KEEP_ARGS_MAX];
+  const char *clones[CLONE_ARGS_MAX];
+  lfa_cleanup_options o;
+} cleanup_args;
+
+static bool parse_u64(uint64_t *out, const char *flag, const char *text) {
+  char *end;
+  errno = 0;
+  *out = strtoull(text, &end, 10);
+  if (*end == '\0' && text[0] >= '0' && text[0] <= '9' && errno == 0) return true;
+  fprintf(stderr, "lfa cleanup: %s needs a non-negative integer, got '%s'\n", flag, text);
+  return false;
+}
+
+static bool parse_i64(int64_t *out, const char *flag, const char *text) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  bool digits = text[0] == '-' ? text[1] >= '0' && text[1] <= '9' : text[0] >= '0' && text[0] <= '9';
+  *out = (int64_t)v;
+  if (*end == '\0' && digits && errno == 0) return true;
+  fprintf(stderr, "lfa cleanup: %s needs an integer number of seconds, got '%s'\n", flag, text);
+  return false;
+}
+
+static bool parse_option(cleanup_args *a, const char *arg, const char *value) {
+  lfa_cleanup_options *o = &a->o;
+  if (strcmp(arg, "--keep-from") == 0) return o->has_keep_from = true, parse_u64(&o->keep_from, arg, value);
+  if (strcmp(arg, "--grace") == 0) return parse_u64(&o->grace_seconds, arg, value);
+  if (strcmp(arg, "--now") == 0) return parse_i64(&o->now, arg, value);
+  if (strcmp(arg, "--keep") == 0 && o->n_keep < KEEP_ARGS_MAX) return parse_u64(&a->keep[o->n_keep++], arg, value);
+  if (strcmp(arg, "--clone") == 0 && o->n_datasets < CLONE_ARGS_MAX) return a->clones[o->n_datasets++] = value, true;
+  fprintf(stderr, "lfa cleanup: too many %s options\n", arg);
+  return false;
+}
+
+static bool takes_value(const char *arg) {
+  static const char *const WITH_VALUE[] = {"--keep-from", "--keep", "--clone", "--grace", "--now"};
+  for (size_t i = 0; i < sizeof WITH_VALUE / sizeof WITH_VALUE[0]; i++)
+    if (strcmp(arg, WITH_VALUE[i]) == 0) return true;
+  return false;
+}
+
+static bool parse_args(cleanup_args *a, int argc, char **argv) {
+  memset(a, 0, sizeof *a);
+  a->o.grace_seconds = LFA_CLEANUP_GRACE_DEFAULT_SECONDS;
+  a->o.now = (int64_t)time(NULL);
+  a->o.keep = a->keep;
+  a->o.datasets = a->clones;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(HELP, stdout);
+      exit(LFA_EXIT_OK);
+    } else if (strcmp(arg, "--json") == 0) {
+      a->json = true;
+    } else if (strcmp(arg, "--dry-run") == 0) {
+      a->dry_run = true;
+    } else if (takes_value(arg) && i + 1 < argc) {
+      if (!parse_option(a, arg, argv[++i])) return false;
+    } else if (arg[0] != '-' && a->dataset == NULL) {
+      a->dataset = arg;
+    } else {
+      fprintf(stderr, "lfa cleanup: unexpected argument '%s'\n%s", arg, HELP);
+      return false;
+    }
+  }
+  if (a->dataset != NULL) return true;
+  fprintf(stderr, "lfa cleanup: missing DATASET\n%s", HELP);
+  return false;
+}
+
+/* ---- what the plan says -------------------------------------------------------------- */
+
+typedef struct totals {
+  size_t versions_removed, versions_kept, objects_deleted, objects_kept, errors;
+  uint64_t bytes_deleted;
+} totals;
+
+static totals count(const lfa_cleanup_plan *pl) {
+  totals t = {0};
+  for (size_t i = 0; i < pl->n_versions; i++)
+    if (pl->versions[i].keep == LFA_CLEANUP_REMOVED) t.versions_removed++;
+    else t.versions_kept++;
+  for (size_t i = 0; i < pl->n_objects; i++)
+    if (lfa_cleanup_deletes(pl->objects[i].verdict)) t.objects_deleted++, t.bytes_deleted += pl->objects[i].size;
+    else t.objects_kept++;
+  for (size_t i = 0; i < pl->n_notes; i++) t.errors += pl->notes[i].level == LFA_CLEANUP_ERROR;
+  return t;
+}
+
+static int64_t age_of(const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
+  return o->mtime <= pl->now ? (int64_t)((uint64_t)pl->now - (uint64_t)o->mtime) : 0;
+}
+
+/* "version 3", "version 2 of branch ds/tree/feature", "a detached manifest" */
+static void describe_ref(char *out, size_t cap, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
+  const lfa_cleanup_dataset *d = &pl->datasets[o->ref_dataset];
+  const char *kind = d->kind == LFA_CLEANUP_BRANCH ? " of branch " : d->kind == LFA_CLEANUP_GIVEN ? " of clone " : "";
+  if (o->ref_version == 0) snprintf(out, cap, "a manifest outside the version list%s%s", kind, kind[0] ? d->dir : "");
+  else snprintf(out, cap, "version %" PRIu64 "%s%s", o->ref_version, kind, kind[0] ? d->dir : "");
+}
+
+static void reason_of(char *out, size_t cap, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
+  char ref[1024];
+  describe_ref(ref, sizeof ref, pl, o);
+  int64_t age = age_of(pl, o);
+  switch (o->verdict) {
+    case LFA_CLEANUP_KEEP_REACHABLE:
+      snprintf(out, cap, "reached by %s [%s]", ref, o->ref_dataset == 0 ? "FA-CLEAN-1" : "FA-CLEAN-2");
+      return;
+    case LFA_CLEANUP_DELETE_REMOVED:
+      snprintf(out, cap, "referenced only by removed versions (%s) [FA-CLEAN-5]", ref);
+      return;
+    case LFA_CLEANUP_DELETE_EXPIRED:
+      snprintf(out, cap, "unreferenced, %" PRId64 " s old, past the grace period [FA-CLEAN-5]", age);
+      return;
+    case LFA_CLEANUP_KEEP_YOUNG:
+      snprintf(out, cap, "unreferenced, %" PRId64 " s old, within the grace period [FA-CLEAN-5]", age);
+      return;
+    case LFA_CLEANUP_KEEP_BLOCKED:
+      snprintf(out, cap, "%s, but a kept root is unreadable [FA-CLEAN-3]",
+               o->reached_removed ? "referenced only by removed versions" : "unreferenced past the grace period");
+      return;
+  }
+}
+
+/* ---- text ------------------------------------------------------------------------------ */
+
+static void text_versions(FILE *out, const lfa_cleanup_plan *pl) {
+  for (size_t i = 0; i < pl->n_versions; i++) {
+    const lfa_cleanup_version *v = &pl->versions[i];
+    if (v->keep == LFA_CLEANUP_REMOVED) fprintf(out, "  remove version %" PRIu64 " (%s)\n", v->version, v->file);
+    else if (v->keep == LFA_CLEANUP_TAGGED) fprintf(out, "  keep   version %" PRIu64 " (tagged: %s)\n", v->version, v->tag);
+    else fprintf(out, "  keep   version %" PRIu64 " (%s)\n", v->version, lfa_cleanup_keep_name(v->keep));
+  }
+}
+
+static void text_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run) {
+  fprintf(out, "cleanup of %s (now %" PRId64 ", grace %" PRIu64 " s)%s\n", pl->dir, pl->now, pl->grace_seconds,
+          dry_run ? ": dry run, nothing is deleted" : "");
+  for (size_t d = 1; d < pl->n_datasets; d++)
+    fprintf(out, "counting every version of %s %s\n", pl->datasets[d].kind == LFA_CLEANUP_BRANCH ? "branch" : "clone",
+            pl->datasets[d].dir);
+  fprintf(out, "versions:\n");
+  text_versions(out, pl);
+  fprintf(out, "objects:\n");
+  for (size_t i = 0; i < pl->n_objects; i++) {
+    char why[2048];
+    reason_of(why, sizeof why, pl, &pl->objects[i]);
+    fprintf(out, "  %s %s (%" PRIu64 " bytes): %s\n", lfa_cleanup_deletes(pl->objects[i].verdict) ? "delete" : "keep  ",
+            pl->objects[i].path, pl->objects[i].size, why);
+  }
+  for (size_t i = 0; i < pl->n_notes; i++) {
+    const lfa_cleanup_note *n = &pl->notes[i];
+    fprintf(out, "%s %s: %s\n", lfa_cleanup_level_name(n->level), n->rule, n->message);
+  }
+  if (pl->notes_dropped > 0) fprintf(out, "(%zu more notes not kept)\n", pl->notes_dropped);
+}
+
+static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
+  totals t = count(pl);
+  if (done == NULL)
+    fprintf(out, "%s: would remove %zu versions and delete %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
+            pl->dir, t.versions_removed, t.objects_deleted, t.bytes_deleted, t.objects_kept,
+            pl->blocked ? "; blocked by an unreadable kept root" : "");
+  else
+    fprintf(out, "%s: removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n", pl->dir,
+            done->manifests_deleted, done->objects_deleted, done->bytes_deleted, t.objects_kept,
+            pl->blocked ? "; blocked by an unreadable kept root" : "");
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static void json_versions(json_writer *w, const lfa_cleanup_plan *pl) {
+  json_open_array(w, "versions");
+  for (size_t i = 0; i < pl->n_versions; i++) {
+    const lfa_cleanup_version *v = &pl->versions[i];
+    json_open_object(w, NULL);
+    json_u64(w, "version", v->version);
+    json_string(w, "file", v->file);
+    json_bool(w, "kept", v->keep != LFA_CLEANUP_REMOVED);
+    json_string(w, "reason", lfa_cleanup_keep_name(v->keep));
+    json_string(w, "tag", v->tag);
+    json_close_object(w);
+  }
+  json_close_array(w);
+}
+
+static void json_datasets(json_writer *w, const lfa_cleanup_plan *pl) {
+  static const char *const KIND[] = {"self", "branch", "clone"};
+  json_open_array(w, "datasets");
+  for (size_t i = 0; i < pl->n_datasets; i++) {
+    const lfa_cleanup_dataset *d = &pl->datasets[i];
+    json_open_object(w, NULL);
+    json_string(w, "dir", d->dir);
+    json_string(w, "kind", KIND[d->kind]);
+    json_u64(w, "versions", d->n_versions);
+    if (d->has_source_version) json_u64(w, "source_version", d->source_version);
+    else json_null(w, "source_version");
+    json_close_object(w);
+  }
+  json_close_array(w);
+}
+
+static void json_object_entry(json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
+  char why[2048];
+  reason_of(why, sizeof why, pl, o);
+  json_open_object(w, NULL);
+  json_string(w, "path", o->path);
+  json_u64(w, "size_bytes", o->size);
+  json_i64(w, "mtime", o->mtime);
+  json_i64(w, "age_seconds", age_of(pl, o));
+  json_string(w, "action", lfa_cleanup_deletes(o->verdict) ? "delete" : "keep");
+  json_string(w, "reason", lfa_cleanup_verdict_name(o->verdict));
+  json_string(w, "rule", lfa_cleanup_verdict_rule(o->verdict));
+  if (o->has_ref) {
+    json_open_object(w, "referenced_by");
+    json_u64(w, "dataset", o->ref_dataset);
+    if (o->ref_version) json_u64(w, "version", o->ref_version);
+    else json_null(w, "version");
+    json_bool(w, "kept", o->reached_kept);
+    json_close_object(w);
+  } else {
+    json_null(w, "referenced_by");
+  }
+  json_string(w, "message", why);
+  json_close_object(w);
+}
+
+static void json_notes(json_writer *w, const lfa_cleanup_plan *pl) {
+  json_open_array(w, "notes");
+  for (size_t i = 0; i < pl->n_notes; i++) {
+    const lfa_cleanup_note *n = &pl->notes[i];
+    json_open_object(w, NULL);
+    json_string(w, "rule", n->rule);
+    json_string(w, "severity", lfa_cleanup_level_name(n->level));
+    json_u64(w, "dataset", n->dataset);
+    if (n->has_version) json_u64(w, "version", n->version);
+    else json_null(w, "version");
+    json_string(w, "file", n->file);
+    json_string(w, "message", n->message);
+    json_close_object(w);
+  }
+  json_close_array(w);
+}
+
+static void json_summary(json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
+  totals t = count(pl);
+  json_open_object(w, "summary");
+  json_u64(w, "versions_removed", t.versions_removed);
+  json_u64(w, "versions_kept", t.versions_kept);
+  json_u64(w, "objects_deleted", t.objects_deleted);
+  json_u64(w, "bytes_deleted", t.bytes_deleted);
+  json_u64(w, "objects_kept", t.objects_kept);
+  json_u64(w, "errors", t.errors);
+  json_u64(w, "notes_dropped", pl->notes_dropped);
+  json_close_object(w);
+  if (done == NULL) {
+    json_null(w, "done");
+    return;
+  }
+  json_open_object(w, "done");
+  json_u64(w, "manifests_deleted", done->manifests_deleted);
+  json_u64(w, "objects_deleted", done->objects_deleted);
+  json_u64(w, "bytes_deleted", done->bytes_deleted);
+  json_u64(w, "already_gone", done->already_gone);
+  json_u64(w, "changed", done->changed);
+  json_close_object(w);
+}
+
+static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const lfa_cleanup_done *done) {
+  json_writer w = {.out = out};
+  json_open_object(&w, NULL);
+  json_string(&w, "dataset", pl->dir);
+  json_i64(&w, "now", pl->now);
+  json_u64(&w, "grace_seconds", pl->grace_seconds);
+  json_bool(&w, "dry_run", dry_run);
+  json_bool(&w, "blocked", pl->blocked);
+  json_versions(&w, pl);
+  json_datasets(&w, pl);
+  json_open_array(&w, "objects");
+  for (size_t i = 0; i < pl->n_objects; i++) json_object_entry(&w, pl, &pl->objects[i]);
+  json_close_array(&w);
+  json_notes(&w, pl);
+  json_summary(&w, pl, done);
+  json_close_object(&w);
+  json_finish(&w);
+}
+
+int lfa_cli_cleanup(int argc, char **argv) {
+  cleanup_args a;
+  if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
+  lfa_cleanup_plan plan;
+  lfa_error err = {0};
+  if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
+    fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
+    lfa_cleanup_plan_free(&plan);
+    return LFA_EXIT_UNUSABLE;
+  }
+  lfa_cleanup_done done;
+  bool ok = a.dry_run || lfa_cleanup_execute(&done, &plan, &err) == LFA_OK;
+  if (ok && a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done);
+  if (ok && !a.json) text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
+  if (!ok) fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
+  bool findings = count(&plan).errors > 0 || plan.blocked;
+  int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
+  lfa_cleanup_plan_free(&plan);
+  return status;
+}

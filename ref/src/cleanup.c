@@ -1,0 +1,951 @@
+/* cleanup.c: the cleanup planner and its executor (lfa/cleanup.h), in the
+ * order of spec/09-cleanup.md: which versions are kept, which files are
+ * candidates [FA-CLEAN-6], which other datasets' versions count
+ * [FA-CLEAN-2], what kept and removed versions reach [FA-CLEAN-1]
+ * [FA-CLEAN-3] [FA-CLEAN-4], the verdicts [FA-CLEAN-5], the clone rules
+ * [FA-CLEAN-7] [FA-CLEAN-8], and the deletion [FA-CLEAN-9]. */
+#define _XOPEN_SOURCE 700 /* lstat, realpath */
+#include "lfa/cleanup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lfa/fs.h"
+#include "lfa/json.h"
+#include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "lfa/paths.h"
+#include "lfa/root.h"
+#include "lfa/transaction.h"
+#include "lfa/versions.h"
+
+typedef Lance__Table__Manifest Manifest;
+typedef Lance__Table__FieldAssignmentFile AssignmentFile;
+
+/* What a visit of a version does with the objects it reaches. */
+typedef enum visit_kind {
+  VISIT_KEPT,    /* a kept version, or any version of another dataset: what it reaches stays */
+  VISIT_REMOVED, /* a version being removed: what only it reaches may go at once */
+  VISIT_SOURCE   /* the version a clone was made from: marks what it reaches [FA-CLEAN-7] */
+} visit_kind;
+
+typedef struct tag {
+  uint64_t version;
+  char *file; /* "_refs/tags/<name>.json" */
+} tag;
+
+/* A reference already followed in a pass: its resolved path, the dataset
+ * whose version made it and how it was visited. */
+typedef struct seen_slot {
+  char *path; /* owned; NULL: empty slot */
+  uint64_t hash;
+  size_t dataset;
+  visit_kind kind;
+} seen_slot;
+
+typedef struct seen_set {
+  size_t count, cap; /* cap is 0 or a power of two */
+  seen_slot *slots;
+} seen_set;
+
+typedef struct planner {
+  const char *dir;
+  const lfa_cleanup_options *o;
+  lfa_cleanup_plan *plan;
+  size_t cap_notes, cap_objects, cap_datasets, n_tags, cap_tags;
+  tag *tags;
+  size_t listed;        /* entries listed under `_field_assignments/` and `tree/` */
+  struct identity *by_identity; /* every candidate, sorted by (dev, ino) */
+  size_t *source_mark;  /* per object: 1 + the dataset whose source version reaches it */
+  bool *source_checked; /* per dataset: its source version was read, so its reuse is checked */
+  char *self_real;      /* realpath(dir), or NULL */
+  size_t marking;       /* the dataset a VISIT_SOURCE marks for */
+  bool marking_failed;  /* ... and a part of the source could not be read */
+  seen_set seen;        /* references already followed (not those of VISIT_SOURCE) */
+  bool nomem;           /* a note could not be recorded */
+} planner;
+
+/* One version to visit: where its manifest is and what it is. */
+typedef struct visit {
+  size_t dataset;
+  const char *ddir; /* that dataset's directory */
+  const char *name; /* file name under `_versions/` */
+  bool has_version; /* false for a manifest that is not a listed version (detached) */
+  uint64_t version;
+  visit_kind kind;
+} visit;
+
+/* ---- small tools ------------------------------------------------------------------ */
+
+static lfa_status grow(void **items, size_t *cap, size_t count, size_t size, lfa_error *err) {
+  if (count < *cap) return LFA_OK;
+  size_t more = *cap ? *cap * 2 : 16;
+  void *p = realloc(*items, more * size);
+  if (p == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory planning a cleanup");
+  *items = p;
+  *cap = more;
+  return LFA_OK;
+}
+
+/* Records a note; an allocation failure is remembered and fails the plan. */
+__attribute__((format(printf, 5, 6))) static void note(planner *p, const char *rule, lfa_cleanup_level level,
+                                                      const visit *at, const char *fmt, ...) {
+  lfa_cleanup_plan *pl = p->plan;
+  if (pl->n_notes >= LFA_CLEANUP_NOTES_MAX) {
+    pl->notes_dropped++;
+    return;
+  }
+  if (grow((void **)&pl->notes, &p->cap_notes, pl->n_notes, sizeof *pl->notes, NULL) != LFA_OK) {
+    p->nomem = true;
+    return;
+  }
+  char buf[LFA_ERROR_MSG_MAX + LFA_PATH_BYTES_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  lfa_cleanup_note *n = &pl->notes[pl->n_notes++];
+  *n = (lfa_cleanup_note){rule, level, 0, false, 0, NULL, strdup(buf)};
+  if (at != NULL) n->dataset = at->dataset, n->has_version = at->has_version, n->version = at->version;
+  if (at != NULL && at->name != NULL) {
+    char file[LFA_PATH_BYTES_MAX];
+    snprintf(file, sizeof file, "_versions/%s", at->name);
+    n->file = strdup(file);
+    p->nomem |= n->file == NULL;
+  }
+  p->nomem |= n->message == NULL;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The names in a directory, sorted, counted against the planner's budget
+ * of listed entries. A missing directory is an empty list. */
+static lfa_status list_dir(lfa_names *out, planner *p, const char *path, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  DIR *d = opendir(path);
+  if (d == NULL && errno == ENOENT) return LFA_OK;
+  if (d == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  size_t cap = 0;
+  lfa_status st = LFA_OK;
+  for (struct dirent *e; st == LFA_OK && (e = readdir(d)) != NULL;) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (++p->listed > LFA_CLEANUP_OBJECTS_MAX)
+      st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: more than LFA_CLEANUP_OBJECTS_MAX (%u) entries listed",
+                    path, LFA_CLEANUP_OBJECTS_MAX);
+    if (st == LFA_OK) st = grow((void **)&out->names, &cap, out->count, sizeof *out->names, err);
+    if (st == LFA_OK && (out->names[out->count] = strdup(e->d_name)) == NULL)
+      st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory listing %s", path);
+    if (st == LFA_OK) out->count++;
+  }
+  closedir(d);
+  if (st != LFA_OK) lfa_fs_names_free(out);
+  else if (out->count > 1) qsort(out->names, out->count, sizeof *out->names, by_name);
+  return st;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A directory, and not a link to one. */
+static bool is_real_dir(const char *path) {
+  struct stat s;
+  return lstat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+/* realpath of a directory named by a path or a file:// URI, or NULL. */
+static char *real_dir(const char *path) {
+  if (strncmp(path, "file://", 7) == 0) path += 7;
+  return realpath(path, NULL);
+}
+
+/* ---- which versions are kept --------------------------------------------------------- */
+
+/* One tag file: {"version": N, "branch": null or absent or a name, ...}.
+ * A tag of a branch names a version of that branch, not of this dataset. */
+static lfa_status read_tag(planner *p, const char *rel, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_buf bytes = {0};
+  lfa_json_doc doc = {0};
+  const lfa_json *branch = NULL;
+  uint64_t version = 0;
+  lfa_status st = lfa_fs_join(path, sizeof path, p->dir, rel, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_JSON_DOCUMENT_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_json_parse(&doc, bytes.data, bytes.len, err);
+  if (st == LFA_OK) st = lfa_json_want(doc.root, LFA_JSON_OBJECT, "the tag", err);
+  if (st == LFA_OK) st = lfa_json_u64(&version, lfa_json_find(doc.root, "version"), "\"version\"", err);
+  if (st == LFA_OK) branch = lfa_json_find(doc.root, "branch");
+  bool main_branch = branch == NULL || branch->kind == LFA_JSON_NULL;
+  if (st == LFA_OK && main_branch) st = grow((void **)&p->tags, &p->cap_tags, p->n_tags, sizeof *p->tags, err);
+  if (st == LFA_OK && main_branch) {
+    p->tags[p->n_tags] = (tag){version, strdup(rel)};
+    if (p->tags[p->n_tags++].file == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  }
+  lfa_json_free(&doc);
+  lfa_buf_free(&bytes);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s (a tag: the versions it keeps cannot be known)", rel);
+  return st;
+}
+
+/* Lance's tags: `_refs/tags/<name>.json`, one version each. */
+static lfa_status read_tags(planner *p, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+  lfa_names names = {0};
+  lfa_status st = lfa_fs_join(path, sizeof path, p->dir, "_refs/tags", err);
+  if (st == LFA_OK) st = list_dir(&names, p, path, err);
+  for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
+    if (!ends_with(names.names[i], ".json")) continue;
+    snprintf(rel, sizeof rel, "_refs/tags/%s", names.names[i]);
+    st = read_tag(p, rel, err);
+  }
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+static const tag *tag_of(const planner *p, uint64_t version) {
+  for (size_t i = 0; i < p->n_tags; i++)
+    if (p->tags[i].version == version) return &p->tags[i];
+  return NULL;
+}
+
+static bool listed_keep(const lfa_cleanup_options *o, uint64_t version) {
+  for (size_t i = 0; i < o->n_keep; i++)
+    if (o->keep[i] == version) return true;
+  return false;
+}
+
+static lfa_status check_keep_requests(const planner *p, const lfa_version_list *l, lfa_error *err) {
+  const lfa_cleanup_options *o = p->o;
+  uint64_t newest = l->entries[l->count - 1].version;
+  if (o->has_keep_from && o->keep_from > newest)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "keep_from %" PRIu64 " is past the newest version, %" PRIu64,
+                    o->keep_from, newest);
+  for (size_t i = 0; i < o->n_keep; i++) {
+    bool found = false;
+    for (size_t k = 0; k < l->count && !found; k++) found = l->entries[k].version == o->keep[i];
+    if (!found) return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " to keep is not in _versions/", o->keep[i]);
+  }
+  return LFA_OK;
+}
+
+/* The kept versions: the newest, the tagged, the listed, and the
+ * retention window (every version from keep_from; all without it). */
+static lfa_status decide_versions(planner *p, const lfa_version_list *l, lfa_error *err) {
+  lfa_cleanup_plan *pl = p->plan;
+  lfa_status st = check_keep_requests(p, l, err);
+  if (st == LFA_OK && (pl->versions = calloc(l->count, sizeof *pl->versions)) == NULL)
+    st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; st == LFA_OK && i < l->count; i++) {
+    lfa_cleanup_version *v = &pl->versions[pl->n_versions++];
+    v->version = l->entries[i].version;
+    const tag *t = tag_of(p, v->version);
+    if (i + 1 == l->count) v->keep = LFA_CLEANUP_LATEST;
+    else if (t != NULL) v->keep = LFA_CLEANUP_TAGGED;
+    else if (listed_keep(p->o, v->version)) v->keep = LFA_CLEANUP_LISTED;
+    else if (!p->o->has_keep_from || v->version >= p->o->keep_from) v->keep = LFA_CLEANUP_RETAINED;
+    else v->keep = LFA_CLEANUP_REMOVED;
+    char file[LFA_PATH_BYTES_MAX];
+    snprintf(file, sizeof file, "_versions/%s", l->entries[i].name);
+    v->file = strdup(file);
+    v->tag = t && v->keep == LFA_CLEANUP_TAGGED ? strdup(t->file) : NULL;
+    if (v->file == NULL || (v->keep == LFA_CLEANUP_TAGGED && v->tag == NULL))
+      st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  }
+  for (size_t i = 0; st == LFA_OK && i < p->n_tags; i++) {
+    bool found = false;
+    for (size_t k = 0; k < l->count && !found; k++) found = l->entries[k].version == p->tags[i].version;
+    if (!found) {
+      note(p, "FA-CLEAN-1", LFA_CLEANUP_WARNING, NULL, "%s: tags version %" PRIu64 ", which is not in _versions/",
+           p->tags[i].file, p->tags[i].version);
+    }
+  }
+  return st;
+}
+
+/* ---- candidates: files under this dataset's own _field_assignments/ [FA-CLEAN-6] ---- */
+
+static lfa_status add_object(planner *p, const char *rel, const struct stat *s, lfa_error *err) {
+  lfa_cleanup_plan *pl = p->plan;
+  lfa_status st = grow((void **)&pl->objects, &p->cap_objects, pl->n_objects, sizeof *pl->objects, err);
+  if (st != LFA_OK) return st;
+  lfa_cleanup_object *o = &pl->objects[pl->n_objects];
+  *o = (lfa_cleanup_object){.path = strdup(rel), .size = (uint64_t)s->st_size, .mtime = (int64_t)s->st_mtime,
+                            .dev = (uint64_t)s->st_dev, .ino = (uint64_t)s->st_ino};
+  if (o->path == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  pl->n_objects++;
+  return LFA_OK;
+}
+
+/* Regular files are candidates; directories are walked; symbolic links
+ * and anything else are neither followed nor deleted: they could lead out
+ * of this dataset's `_field_assignments/`. */
+static lfa_status walk_objects(planner *p, const char *rel, unsigned depth, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX], child[LFA_PATH_BYTES_MAX], full[LFA_PATH_BYTES_MAX];
+  lfa_names names = {0};
+  if (depth > LFA_CLEANUP_DEPTH_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: deeper than LFA_CLEANUP_DEPTH_MAX (%u)", rel,
+                    LFA_CLEANUP_DEPTH_MAX);
+  lfa_status st = lfa_fs_join(path, sizeof path, p->dir, rel, err);
+  if (st == LFA_OK) st = list_dir(&names, p, path, err);
+  for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
+    st = lfa_fs_join(child, sizeof child, rel, names.names[i], err);
+    if (st == LFA_OK) st = lfa_fs_join(full, sizeof full, p->dir, child, err);
+    struct stat s;
+    if (st != LFA_OK) break;
+    if (lstat(full, &s) != 0) st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", child, strerror(errno));
+    else if (S_ISDIR(s.st_mode)) st = walk_objects(p, child, depth + 1, err);
+    else if (S_ISREG(s.st_mode)) st = add_object(p, child, &s, err);
+  }
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+static int by_path(const void *a, const void *b) {
+  return strcmp(((const lfa_cleanup_object *)a)->path, ((const lfa_cleanup_object *)b)->path);
+}
+
+/* A file's identity, for matching references to candidates. */
+typedef struct identity {
+  uint64_t dev, ino;
+  size_t index; /* into plan->objects */
+} identity;
+
+static int by_dev_ino(const void *a, const void *b) {
+  const identity *x = a, *y = b;
+  if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+  return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static lfa_status index_objects(planner *p, lfa_error *err) {
+  lfa_cleanup_plan *pl = p->plan;
+  size_t n = pl->n_objects ? pl->n_objects : 1;
+  if (pl->n_objects > 1) qsort(pl->objects, pl->n_objects, sizeof *pl->objects, by_path);
+  p->by_identity = malloc(n * sizeof *p->by_identity);
+  p->source_mark = calloc(n, sizeof *p->source_mark);
+  if (p->by_identity == NULL || p->source_mark == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < pl->n_objects; i++)
+    p->by_identity[i] = (identity){pl->objects[i].dev, pl->objects[i].ino, i};
+  if (pl->n_objects > 1) qsort(p->by_identity, pl->n_objects, sizeof *p->by_identity, by_dev_ino);
+  return LFA_OK;
+}
+
+/* The candidates with this file's identity (several when hard-linked):
+ * [*first, *first + *count) of by_identity. */
+static void find_identity(size_t *first, size_t *count, const planner *p, uint64_t dev, uint64_t ino) {
+  size_t lo = 0, hi = p->plan->n_objects;
+  identity key = {dev, ino, 0};
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (by_dev_ino(&p->by_identity[mid], &key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  *first = lo;
+  for (hi = lo; hi < p->plan->n_objects && by_dev_ino(&p->by_identity[hi], &key) == 0;) hi++;
+  *count = hi - lo;
+}
+
+/* ---- references already followed ---------------------------------------------------------- */
+
+/* Most versions list the bitmaps the version before them listed: once a
+ * reference of a dataset's kept (or removed) versions has been followed to
+ * an existing file, following it again changes nothing. (A reference to a
+ * missing file is not remembered: each version that makes it is said,
+ * FA-CLEAN-9.) At most LFA_CLEANUP_OBJECTS_MAX are remembered; past that,
+ * references are simply followed again. */
+static uint64_t hash_path(const char *s) {
+  uint64_t h = 1469598103934665603u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+  return h;
+}
+
+static seen_slot *seen_find(const seen_set *set, uint64_t h, const char *path, size_t dataset, visit_kind kind) {
+  for (size_t i = (size_t)h & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+    seen_slot *s = &set->slots[i];
+    if (s->path == NULL ||
+        (s->hash == h && s->dataset == dataset && s->kind == kind && strcmp(s->path, path) == 0))
+      return s;
+  }
+}
+
+static bool seen_grow(seen_set *set) {
+  size_t cap = set->cap ? set->cap * 2 : 1024;
+  seen_set bigger = {0, cap, calloc(cap, sizeof *set->slots)};
+  if (bigger.slots == NULL) return false;
+  for (size_t i = 0; i < set->cap; i++)
+    if (set->slots[i].path != NULL)
+      *seen_find(&bigger, set->slots[i].hash, set->slots[i].path, set->slots[i].dataset, set->slots[i].kind) =
+          set->slots[i];
+  bigger.count = set->count;
+  free(set->slots);
+  *set = bigger;
+  return true;
+}
+
+static bool followed_before(const planner *p, const char *path, const visit *v) {
+  if (p->seen.cap == 0 || v->kind == VISIT_SOURCE) return false;
+  return seen_find(&p->seen, hash_path(path), path, v->dataset, v->kind)->path != NULL;
+}
+
+static void remember(planner *p, const char *path, const visit *v) {
+  seen_set *set = &p->seen;
+  if (v->kind == VISIT_SOURCE || set->count >= LFA_CLEANUP_OBJECTS_MAX) return;
+  if ((set->count + 1) * 2 > set->cap && !seen_grow(set)) return; /* only costs time */
+  uint64_t h = hash_path(path);
+  seen_slot *s = seen_find(set, h, path, v->dataset, v->kind);
+  if (s->path != NULL || (s->path = strdup(path)) == NULL) return;
+  s->hash = h, s->dataset = v->dataset, s->kind = v->kind;
+  set->count++;
+}
+
+static void seen_free(seen_set *set) {
+  for (size_t i = 0; i < set->cap; i++) free(set->slots[i].path);
+  free(set->slots);
+  memset(set, 0, sizeof *set);
+}
+
+/* ---- whose versions count: this dataset, its branches, the clones named [FA-CLEAN-2] ---- */
+
+static lfa_status add_dataset(planner *p, const char *dir, lfa_cleanup_dataset_kind kind, lfa_error *err) {
+  lfa_cleanup_plan *pl = p->plan;
+  if (pl->n_datasets >= LFA_CLEANUP_DATASETS_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: more than LFA_CLEANUP_DATASETS_MAX (%u) datasets", dir,
+                    LFA_CLEANUP_DATASETS_MAX);
+  lfa_status st = grow((void **)&pl->datasets, &p->cap_datasets, pl->n_datasets, sizeof *pl->datasets, err);
+  if (st != LFA_OK) return st;
+  pl->datasets[pl->n_datasets] = (lfa_cleanup_dataset){.dir = strdup(dir), .kind = kind};
+  if (pl->datasets[pl->n_datasets].dir == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  pl->n_datasets++;
+  return LFA_OK;
+}
+
+/* Names a branch dataset holds beside its own branches' directories. */
+static bool dataset_layout_name(const char *name) {
+  static const char *const LAYOUT[] = {"_versions", "_transactions", "_deletions", "_indices",
+                                       "_field_assignments", "_refs", "data", "tree"};
+  for (size_t i = 0; i < sizeof LAYOUT / sizeof LAYOUT[0]; i++)
+    if (strcmp(name, LAYOUT[i]) == 0) return true;
+  return false;
+}
+
+/* Lance keeps branch `a/b` at `tree/a/b/`, a dataset of its own (a shallow
+ * clone of its parent): a directory under `tree/` holding `_versions/` is
+ * one. Links are followed: branches are only read, and reading one more
+ * can only keep more (a loop of links ends at LFA_CLEANUP_DEPTH_MAX). */
+static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lfa_error *err) {
+  char child[LFA_PATH_BYTES_MAX], versions[LFA_PATH_BYTES_MAX];
+  lfa_names names = {0};
+  if (depth > LFA_CLEANUP_DEPTH_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: deeper than LFA_CLEANUP_DEPTH_MAX (%u)", path,
+                    LFA_CLEANUP_DEPTH_MAX);
+  bool branch = false;
+  lfa_status st = lfa_fs_join(versions, sizeof versions, path, "_versions", err);
+  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir(versions)) {
+    branch = true;
+    st = add_dataset(p, path, LFA_CLEANUP_BRANCH, err);
+  }
+  if (st == LFA_OK) st = list_dir(&names, p, path, err);
+  for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
+    if (branch && dataset_layout_name(names.names[i])) continue;
+    st = lfa_fs_join(child, sizeof child, path, names.names[i], err);
+    if (st == LFA_OK && lfa_fs_is_dir(child)) st = walk_branches(p, child, depth + 1, err);
+  }
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+/* The clones the caller names: each once, and never this dataset itself
+ * (its removed versions must not count as kept). */
+static lfa_status add_given(planner *p, lfa_error *err) {
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < p->o->n_datasets; i++) {
+    const char *d = p->o->datasets[i];
+    char *real = real_dir(d);
+    bool seen = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
+    for (size_t k = 1; real != NULL && !seen && k < p->plan->n_datasets; k++) {
+      char *other = real_dir(p->plan->datasets[k].dir);
+      seen = other != NULL && strcmp(other, real) == 0;
+      free(other);
+    }
+    free(real);
+    if (!seen) st = add_dataset(p, d, LFA_CLEANUP_GIVEN, err);
+  }
+  return st;
+}
+
+static lfa_status find_datasets(planner *p, lfa_error *err) {
+  char tree[LFA_PATH_BYTES_MAX];
+  lfa_status st = add_dataset(p, p->dir, LFA_CLEANUP_SELF, err);
+  if (st == LFA_OK) st = lfa_fs_join(tree, sizeof tree, p->dir, "tree", err);
+  if (st == LFA_OK && lfa_fs_is_dir(tree)) st = walk_branches(p, tree, 0, err);
+  if (st == LFA_OK) st = add_given(p, err);
+  if (st == LFA_OK && (p->source_checked = calloc(p->plan->n_datasets, sizeof *p->source_checked)) == NULL)
+    st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  return st;
+}
+
+/* ---- what a version reaches [FA-CLEAN-1] [FA-CLEAN-2] ----------------------------------- */
+
+/* A root, a manifest or a base that cannot be read or resolved. In a kept
+ * version it hides which bitmaps are reachable, so no assignment object is
+ * deleted in this run [FA-CLEAN-3]; in a removed version it only leaves the
+ * bitmaps it listed unreferenced [FA-CLEAN-4]. */
+static void unreadable(planner *p, const visit *v, const char *what, const lfa_error *e) {
+  const char *whose = v->dataset == 0 ? "this dataset" : p->plan->datasets[v->dataset].dir;
+  char ver[48] = "a manifest outside the version list";
+  if (v->has_version) snprintf(ver, sizeof ver, "version %" PRIu64, v->version);
+  if (v->kind == VISIT_KEPT) {
+    p->plan->blocked = true;
+    note(p, "FA-CLEAN-3", LFA_CLEANUP_ERROR, v,
+         "%s of %s (kept) cannot be read: %s: %s; no assignment object is deleted in this run", ver, whose, what,
+         e->msg);
+  } else if (v->kind == VISIT_REMOVED) {
+    note(p, "FA-CLEAN-4", LFA_CLEANUP_INFO, v,
+         "%s (removed) cannot be read: %s: %s; the objects only it listed wait for the grace period", ver, what,
+         e->msg);
+  } else {
+    p->marking_failed = true;
+    note(p, "FA-CLEAN-7", LFA_CLEANUP_INFO, v, "%s, the source of %s, cannot be read: %s: %s; its reuse is not checked",
+         ver, p->plan->datasets[p->marking].dir, what, e->msg);
+  }
+}
+
+static void reached_by_kept(planner *p, const visit *v, size_t i) {
+  lfa_cleanup_object *o = &p->plan->objects[i];
+  if (!o->reached_kept) {
+    o->reached_kept = o->has_ref = true;
+    o->ref_dataset = v->dataset, o->ref_version = v->version;
+  }
+  /* [FA-CLEAN-7] a clone reuses only what the version it was made from reaches */
+  if (v->dataset == 0 || !p->source_checked[v->dataset] || p->source_mark[i] == v->dataset + 1) return;
+  p->source_mark[i] = v->dataset + 1; /* said once per object and clone */
+  note(p, "FA-CLEAN-7", LFA_CLEANUP_ERROR, v,
+       "version %" PRIu64 " of %s reuses %s of this dataset, which version %" PRIu64
+       " (the one it was made from) does not reach: only this run's reading of %s keeps it",
+       v->version, p->plan->datasets[v->dataset].dir, o->path, p->plan->datasets[v->dataset].source_version,
+       p->plan->datasets[v->dataset].dir);
+}
+
+/* One reference, resolved to `path`: marks the candidates that are the
+ * same file. A reference to a file elsewhere (another dataset's) marks
+ * nothing [FA-CLEAN-6]. Says so when a kept version's object is missing
+ * [FA-CLEAN-9] and `missing_matters`. */
+static void reach(planner *p, const visit *v, const char *path, const char *rel, bool missing_matters) {
+  struct stat s;
+  if (followed_before(p, path, v)) return;
+  if (stat(path, &s) != 0 || !S_ISREG(s.st_mode)) {
+    if (missing_matters && v->kind == VISIT_KEPT)
+      note(p, "FA-CLEAN-9", LFA_CLEANUP_ERROR, v, "references %s, which is not a file here (%s)", rel, path);
+    return;
+  }
+  remember(p, path, v);
+  size_t first, count;
+  find_identity(&first, &count, p, (uint64_t)s.st_dev, (uint64_t)s.st_ino);
+  for (size_t k = first; k < first + count; k++) {
+    size_t i = p->by_identity[k].index;
+    lfa_cleanup_object *o = &p->plan->objects[i];
+    if (v->kind == VISIT_SOURCE) {
+      p->source_mark[i] = p->marking + 1;
+    } else if (v->kind == VISIT_KEPT) {
+      reached_by_kept(p, v, i);
+    } else {
+      o->reached_removed = true;
+      if (!o->has_ref) o->has_ref = true, o->ref_dataset = v->dataset, o->ref_version = v->version;
+    }
+  }
+}
+
+/* A root object, from the cache when it holds it, else read whole: its
+ * size must be size_bytes [FA-STORE-5], then decoded. *owned says whether
+ * the caller frees it. */
+static lfa_status load_root(lfa_root **out, bool *owned, const planner *p, const char *path, const AssignmentFile *f,
+                            lfa_error *err) {
+  const lfa_object_cache *c = p->o->cache;
+  *owned = false;
+  *out = c != NULL ? c->find(c->ctx, LFA_OBJECT_ROOT, path, f->size_bytes) : NULL;
+  if (*out != NULL) return LFA_OK;
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_fs_read(&bytes, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK && bytes.len != f->size_bytes)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, bytes.len,
+                  f->size_bytes);
+  if (st == LFA_OK) st = lfa_root_decode(out, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  *owned = st == LFA_OK;
+  return st;
+}
+
+/* A descriptor's root and every partial it lists, each resolved through
+ * bases [FA-STORE-6]: a partial without a base_id inherits its root's, one
+ * with a base_id names an entry of this manifest's base_paths [FA-STORE-12]. */
+static void visit_root(planner *p, const visit *v, const Manifest *m, const AssignmentFile *rf) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_error e = {0};
+  lfa_anchor anchor = {rf->has_base_id, rf->base_id};
+  if (lfa_path_resolve(path, sizeof path, v->ddir, m, anchor, true, "", rf->path, &e) != LFA_OK) {
+    unreadable(p, v, rf->path, &e);
+    return;
+  }
+  reach(p, v, path, rf->path, false); /* a missing root is unreadable just below */
+  lfa_root *root = NULL;
+  bool owned = false;
+  if (load_root(&root, &owned, p, path, rf, &e) != LFA_OK) {
+    unreadable(p, v, rf->path, &e);
+    return;
+  }
+  for (size_t k = 0; k < root->n_fragments; k++) {
+    const lfa_root_entry *entry = root->fragments[k];
+    if (entry->state_case != LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) continue; /* all_assigned */
+    const AssignmentFile *pf = entry->partial; /* the decoder admits no partial without its file */
+    lfa_anchor a = pf->has_base_id ? (lfa_anchor){true, pf->base_id} : anchor;
+    if (lfa_path_resolve(path, sizeof path, v->ddir, m, a, true, "", pf->path, &e) != LFA_OK) {
+      lfa_error_prefix(&e, "a partial of root %s", rf->path);
+      unreadable(p, v, pf->path, &e);
+      continue;
+    }
+    reach(p, v, path, pf->path, true);
+  }
+  if (owned) lfa_root_free(root);
+}
+
+static bool same_file_ref(const AssignmentFile *a, const AssignmentFile *b) {
+  return a->size_bytes == b->size_bytes && a->has_base_id == b->has_base_id &&
+         (!a->has_base_id || a->base_id == b->base_id) && strcmp(a->path, b->path) == 0;
+}
+
+static bool same_bases(const Manifest *a, const Manifest *b) {
+  if (a->n_base_paths != b->n_base_paths) return false;
+  for (size_t i = 0; i < a->n_base_paths; i++) {
+    const Lance__Table__BasePath *x = a->base_paths[i], *y = b->base_paths[i];
+    if (x->id != y->id || x->is_dataset_root != y->is_dataset_root || strcmp(x->path, y->path) != 0) return false;
+  }
+  return true;
+}
+
+/* Descriptor i of `m` resolves exactly as the same one of the previous
+ * version visited in this pass: nothing new to reach (most commits keep
+ * most roots, FA-STORE-10). */
+static bool same_root_as_before(const Manifest *prev, const Manifest *m, size_t i) {
+  if (prev == NULL || i >= prev->n_field_assignment_states || !same_bases(prev, m)) return false;
+  return same_file_ref(prev->field_assignment_states[i]->root, m->field_assignment_states[i]->root);
+}
+
+static lfa_status read_manifest(lfa_manifest_file *out, const char *ddir, const char *name, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+  lfa_buf bytes = {0};
+  memset(out, 0, sizeof *out);
+  snprintf(rel, sizeof rel, "_versions/%s", name);
+  lfa_status st = lfa_fs_join(path, sizeof path, ddir, rel, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_manifest_file_decode(out, bytes.data, bytes.len, err);
+  lfa_buf_free(&bytes);
+  return st;
+}
+
+/* ---- the version a clone was made from [FA-CLEAN-7] [FA-CLEAN-8] ------------------------- */
+
+/* The Clone operation of a version, from its inline transaction or its
+ * `_transactions/` file; NULL when it has none or it cannot be read. */
+static const Lance__Table__Transaction__Clone *clone_of(Lance__Table__Transaction **owned, const lfa_manifest_file *mf,
+                                                        const char *ddir) {
+  const Lance__Table__Transaction *t = mf->transaction;
+  *owned = NULL;
+  const char *file = mf->manifest->transaction_file;
+  if (t == NULL && file != NULL && file[0] != '\0') {
+    char path[LFA_PATH_BYTES_MAX];
+    lfa_buf bytes = {0};
+    lfa_anchor here = {false, 0}; /* [FA-STORE-9] the name stays inside `_transactions/` */
+    if (lfa_path_resolve(path, sizeof path, ddir, mf->manifest, here, false, "_transactions", file, NULL) == LFA_OK &&
+        lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
+        lfa_transaction_decode(owned, bytes.data, bytes.len, NULL) == LFA_OK)
+      t = *owned;
+    lfa_buf_free(&bytes);
+  }
+  return t != NULL && t->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_CLONE ? t->clone : NULL;
+}
+
+static void visit_version(planner *p, const visit *v, lfa_manifest_file *prev, const lfa_version_list *own);
+
+/* Marks what version `source` of this dataset reaches, for dataset d's
+ * reuse check. Unreadable parts leave the check off: a reuse could not be
+ * told from a gap in the marking. */
+static void mark_source(planner *p, size_t d, uint64_t source, const lfa_version_list *own) {
+  const lfa_version_entry *e = NULL;
+  for (size_t i = 0; i < own->count && e == NULL; i++)
+    if (own->entries[i].version == source) e = &own->entries[i];
+  if (e == NULL) {
+    visit at = {d, p->plan->datasets[d].dir, NULL, false, 0, VISIT_SOURCE};
+    note(p, "FA-CLEAN-7", LFA_CLEANUP_INFO, &at,
+         "%s was made from version %" PRIu64 ", which is no longer in _versions/: its reuse is not checked",
+         p->plan->datasets[d].dir, source);
+    return;
+  }
+  visit sv = {0, p->dir, e->name, true, source, VISIT_SOURCE};
+  p->marking = d, p->marking_failed = false;
+  visit_version(p, &sv, NULL, own);
+  p->source_checked[d] = !p->marking_failed;
+}
+
+/* Recognizes dataset d as a shallow clone (or branch) of this dataset from
+ * its Clone transaction. A deep clone depends on nothing. */
+static void find_source(planner *p, const visit *v, const lfa_manifest_file *mf, const lfa_version_list *own) {
+  lfa_cleanup_dataset *d = &p->plan->datasets[v->dataset];
+  if (d->has_source_version) return;
+  Lance__Table__Transaction *owned = NULL;
+  const Lance__Table__Transaction__Clone *c = clone_of(&owned, mf, v->ddir);
+  char *real = c != NULL && c->is_shallow && c->ref_path != NULL ? real_dir(c->ref_path) : NULL;
+  bool ours = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
+  free(real);
+  if (ours) d->has_source_version = true, d->source_version = c->ref_version;
+  lfa_transaction_free(owned);
+  if (!ours) return;
+  /* [FA-CLEAN-8] a clone this dataset does not know is safe only from a tagged version */
+  if (d->kind == LFA_CLEANUP_GIVEN && tag_of(p, d->source_version) == NULL)
+    note(p, "FA-CLEAN-8", LFA_CLEANUP_WARNING, v,
+         "%s is a shallow clone of version %" PRIu64 ", which no tag keeps: a cleanup not told about the clone "
+         "may remove what it reads",
+         d->dir, d->source_version);
+  mark_source(p, v->dataset, d->source_version, own);
+}
+
+/* ---- visiting versions ---------------------------------------------------------------------- */
+
+/* Reads one version's manifest and visits its roots. `prev` (may be NULL)
+ * holds the manifest visited before in this pass, and is replaced. */
+static void visit_version(planner *p, const visit *v, lfa_manifest_file *prev, const lfa_version_list *own) {
+  lfa_manifest_file mf;
+  lfa_error e = {0};
+  if (read_manifest(&mf, v->ddir, v->name, &e) != LFA_OK) {
+    unreadable(p, v, "its manifest", &e);
+    return;
+  }
+  if (v->dataset > 0 && v->kind == VISIT_KEPT) find_source(p, v, &mf, own);
+  const Manifest *m = mf.manifest, *pm = prev != NULL ? prev->manifest : NULL;
+  for (size_t i = 0; i < m->n_field_assignment_states; i++)
+    if (!same_root_as_before(pm, m, i)) visit_root(p, v, m, m->field_assignment_states[i]->root);
+  if (prev == NULL) {
+    lfa_manifest_file_free(&mf);
+    return;
+  }
+  lfa_manifest_file_free(prev);
+  *prev = mf;
+}
+
+/* Manifests under `_versions/` that are not listed versions (detached
+ * versions `d<n>.manifest`, a legacy `_latest.manifest`) are never
+ * removed here, and what they reach is kept. */
+static void visit_unlisted(planner *p, size_t d, const char *ddir, const lfa_names *names,
+                           const lfa_version_list *own) {
+  for (size_t i = 0; i < names->count; i++) {
+    uint64_t ignored;
+    const char *name = names->names[i];
+    if (!ends_with(name, ".manifest") || lfa_version_parse_name(&ignored, name) != LFA_NAMING_NONE) continue;
+    visit v = {d, ddir, name, false, 0, VISIT_KEPT};
+    visit_version(p, &v, NULL, own);
+  }
+}
+
+/* This dataset's kept versions, or its removed ones. */
+static void visit_self(planner *p, const lfa_version_list *l, const lfa_names *names, visit_kind kind) {
+  lfa_manifest_file prev = {0};
+  for (size_t i = 0; i < l->count; i++) {
+    if ((p->plan->versions[i].keep == LFA_CLEANUP_REMOVED) != (kind == VISIT_REMOVED)) continue;
+    visit v = {0, p->dir, l->entries[i].name, true, l->entries[i].version, kind};
+    visit_version(p, &v, &prev, l);
+  }
+  lfa_manifest_file_free(&prev);
+  if (kind == VISIT_KEPT) visit_unlisted(p, 0, p->dir, names, l);
+}
+
+/* Every version of a branch or clone counts as kept: cleaning this
+ * dataset removes none of them [FA-CLEAN-1] [FA-CLEAN-2]. */
+static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own, lfa_error *err) {
+  lfa_version_list l;
+  lfa_names names;
+  lfa_error e = {0};
+  const char *ddir = p->plan->datasets[d].dir;
+  if (lfa_dataset_versions(&l, &names, ddir, &e) != LFA_OK) {
+    if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    visit at = {d, ddir, NULL, false, 0, VISIT_KEPT};
+    p->plan->blocked = true;
+    note(p, "FA-CLEAN-3", LFA_CLEANUP_ERROR, &at,
+         "the versions of %s cannot be listed: %s; no assignment object is deleted in this run", ddir, e.msg);
+    return LFA_OK;
+  }
+  p->plan->datasets[d].n_versions = l.count;
+  lfa_manifest_file prev = {0};
+  for (size_t i = 0; i < l.count; i++) {
+    visit v = {d, ddir, l.entries[i].name, true, l.entries[i].version, VISIT_KEPT};
+    visit_version(p, &v, &prev, own);
+  }
+  lfa_manifest_file_free(&prev);
+  visit_unlisted(p, d, ddir, &names, own);
+  lfa_version_list_free(&l);
+  lfa_fs_names_free(&names);
+  return LFA_OK;
+}
+
+/* ---- verdicts [FA-CLEAN-5] [FA-CLEAN-3] ------------------------------------------------------ */
+
+/* Older than the grace period: now - mtime > grace (an mtime in the
+ * future is young). */
+static bool expired(const lfa_cleanup_plan *pl, int64_t mtime) {
+  if (mtime >= pl->now) return false;
+  uint64_t age = (uint64_t)pl->now - (uint64_t)mtime; /* exact: 0 < now - mtime < 2^64 */
+  return age > pl->grace_seconds;
+}
+
+static void decide_objects(lfa_cleanup_plan *pl) {
+  for (size_t i = 0; i < pl->n_objects; i++) {
+    lfa_cleanup_object *o = &pl->objects[i];
+    if (o->reached_kept) o->verdict = LFA_CLEANUP_KEEP_REACHABLE;
+    else if (o->reached_removed) o->verdict = LFA_CLEANUP_DELETE_REMOVED; /* no attempt can be about to use it */
+    else o->verdict = expired(pl, o->mtime) ? LFA_CLEANUP_DELETE_EXPIRED : LFA_CLEANUP_KEEP_YOUNG;
+    if (pl->blocked && lfa_cleanup_deletes(o->verdict)) o->verdict = LFA_CLEANUP_KEEP_BLOCKED;
+  }
+}
+
+/* ---- the plan -------------------------------------------------------------------------------- */
+
+static lfa_status find_objects(planner *p, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = lfa_fs_join(path, sizeof path, p->dir, "_field_assignments", err);
+  /* a link in place of the directory leads elsewhere: nothing there is this dataset's */
+  if (st == LFA_OK && is_real_dir(path)) st = walk_objects(p, "_field_assignments", 0, err);
+  if (st == LFA_OK) st = index_objects(p, err);
+  return st;
+}
+
+static void planner_free(planner *p) {
+  for (size_t i = 0; i < p->n_tags; i++) free(p->tags[i].file);
+  free(p->tags);
+  free(p->by_identity);
+  free(p->source_mark);
+  free(p->source_checked);
+  free(p->self_real);
+  seen_free(&p->seen);
+}
+
+lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const lfa_cleanup_options *options,
+                                 lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  planner p = {.dir = dir, .o = options, .plan = out};
+  lfa_version_list l = {0};
+  lfa_names names = {0};
+  out->now = options->now, out->grace_seconds = options->grace_seconds;
+  lfa_status st = (out->dir = strdup(dir)) == NULL ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
+  if (st == LFA_OK) st = lfa_dataset_versions(&l, &names, dir, err);
+  p.self_real = real_dir(dir);
+  if (st == LFA_OK) st = read_tags(&p, err);
+  if (st == LFA_OK) st = decide_versions(&p, &l, err);
+  if (st == LFA_OK) st = find_objects(&p, err);
+  if (st == LFA_OK) st = find_datasets(&p, err);
+  if (st == LFA_OK) visit_self(&p, &l, &names, VISIT_KEPT);
+  for (size_t d = 1; st == LFA_OK && d < out->n_datasets; d++) st = visit_other(&p, d, &l, err);
+  if (st == LFA_OK) visit_self(&p, &l, &names, VISIT_REMOVED);
+  if (st == LFA_OK) out->datasets[0].n_versions = l.count;
+  if (st == LFA_OK) decide_objects(out);
+  if (st == LFA_OK && p.nomem) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording a cleanup note");
+  planner_free(&p);
+  lfa_version_list_free(&l);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+void lfa_cleanup_plan_free(lfa_cleanup_plan *pl) {
+  for (size_t i = 0; i < pl->n_versions; i++) free(pl->versions[i].file), free(pl->versions[i].tag);
+  for (size_t i = 0; i < pl->n_datasets; i++) free(pl->datasets[i].dir);
+  for (size_t i = 0; i < pl->n_objects; i++) free(pl->objects[i].path);
+  for (size_t i = 0; i < pl->n_notes; i++) free(pl->notes[i].file), free(pl->notes[i].message);
+  free(pl->versions);
+  free(pl->datasets);
+  free(pl->objects);
+  free(pl->notes);
+  free(pl->dir);
+  memset(pl, 0, sizeof *pl);
+}
+
+bool lfa_cleanup_deletes(lfa_cleanup_verdict verdict) {
+  return verdict == LFA_CLEANUP_DELETE_REMOVED || verdict == LFA_CLEANUP_DELETE_EXPIRED;
+}
+
+const char *lfa_cleanup_verdict_name(lfa_cleanup_verdict verdict) {
+  switch (verdict) {
+    case LFA_CLEANUP_KEEP_REACHABLE: return "reachable";
+    case LFA_CLEANUP_KEEP_YOUNG: return "young";
+    case LFA_CLEANUP_KEEP_BLOCKED: return "blocked";
+    case LFA_CLEANUP_DELETE_REMOVED: return "removed_only";
+    case LFA_CLEANUP_DELETE_EXPIRED: return "expired";
+  }
+  return "?";
+}
+
+const char *lfa_cleanup_verdict_rule(lfa_cleanup_verdict verdict) {
+  if (verdict == LFA_CLEANUP_KEEP_REACHABLE) return "FA-CLEAN-1";
+  return verdict == LFA_CLEANUP_KEEP_BLOCKED ? "FA-CLEAN-3" : "FA-CLEAN-5";
+}
+
+const char *lfa_cleanup_keep_name(lfa_cleanup_keep keep) {
+  switch (keep) {
+    case LFA_CLEANUP_REMOVED: return "removed";
+    case LFA_CLEANUP_LATEST: return "latest";
+    case LFA_CLEANUP_TAGGED: return "tagged";
+    case LFA_CLEANUP_LISTED: return "listed";
+    case LFA_CLEANUP_RETAINED: return "retained";
+  }
+  return "?";
+}
+
+const char *lfa_cleanup_level_name(lfa_cleanup_level level) {
+  return level == LFA_CLEANUP_ERROR ? "error" : level == LFA_CLEANUP_WARNING ? "warning" : "info";
+}
+
+/* ---- execution -------------------------------------------------------------------------------- */
+
+static lfa_status remove_manifest(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, const lfa_cleanup_version *v,
+                                  lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_status st = lfa_fs_join(path, sizeof path, pl->dir, v->file, err);
+  if (st != LFA_OK) return st;
+  if (unlink(path) == 0) out->manifests_deleted++;
+  else if (errno == ENOENT) out->already_gone++;
+  else return lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 ": %s: %s", v->version, v->file, strerror(errno));
+  return LFA_OK;
+}
+
+/* Deletes an object only while its path holds the file planned. */
+static lfa_status remove_object(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o,
+                                lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX];
+  struct stat s;
+  lfa_status st = lfa_fs_join(path, sizeof path, pl->dir, o->path, err);
+  if (st != LFA_OK) return st;
+  if (lstat(path, &s) != 0) {
+    if (errno == ENOENT) return out->already_gone++, LFA_OK;
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->path, strerror(errno));
+  }
+  if (!S_ISREG(s.st_mode) || (uint64_t)s.st_dev != o->dev || (uint64_t)s.st_ino != o->ino)
+    return out->changed++, LFA_OK;
+  if (unlink(path) == 0) out->objects_deleted++, out->bytes_deleted += (uint64_t)s.st_size;
+  else if (errno == ENOENT) out->already_gone++;
+  else return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->path, strerror(errno));
+  return LFA_OK;
+}
+
+lfa_status lfa_cleanup_execute(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  lfa_status st = LFA_OK;
+  /* manifests first: a version still listed never loses an object it references [FA-CLEAN-9] */
+  for (size_t i = 0; st == LFA_OK && i < pl->n_versions; i++)
+    if (pl->versions[i].keep == LFA_CLEANUP_REMOVED) st = remove_manifest(out, pl, &pl->versions[i], err);
+  for (size_t i = 0; st == LFA_OK && i < pl->n_objects; i++)
+    if (lfa_cleanup_deletes(pl->objects[i].verdict)) st = remove_object(out, pl, &pl->objects[i], err);
+  return st;
+}
