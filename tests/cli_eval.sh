@@ -47,7 +47,7 @@ PY
 }
 
 # ---- the command ----------------------------------------------------------------
-check "lfa --help lists eval" bash -c "'$lfa' --help | grep -q 'eval DATASET --field NAME'"
+check "lfa --help lists eval" bash -c "'$lfa' --help | grep -qF 'eval DATASET (--field NAME | --substrait FILE)'"
 check "eval --help teaches the grammar" bash -c "'$lfa' eval --help | grep -q 'dotted path of field names'"
 check "eval --help names the system columns" bash -c "'$lfa' eval --help | grep -q _rowaddr"
 "$lfa" sample "$tmp/s" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
