@@ -24,23 +24,26 @@ trap 'rm -f "$tmp"' EXIT
 
 echo "== building $build (release)" >&2
 cmake -S . -B "$build" -DLFA_VARIANT=release >/dev/null || exit 2
-nice cmake --build "$build" -j2 --target remap design_compare root_growth materialize decode verify_scaling >/dev/null ||
+nice cmake --build "$build" -j2 --target remap design_compare root_growth op_costs materialize decode verify_scaling >/dev/null ||
   exit 2
 
 failed=0
 run() {
-  local name=$1
+  local name=$1 t0=$SECONDS
   shift
   echo "== $name $*" >&2
   if ! "$build/bench/$name" "$@" >>"$tmp"; then
     echo "!! $name $*: an invariant broke (see above)" >&2
     failed=1
   fi
+  printf '{"bench": "meta_time", "program": "%s", "args": "%s", "wall_seconds": %s}\n' "$name" "$*" \
+    $((SECONDS - t0)) >>"$tmp"
 }
 
 run remap
 run design_compare
 run root_growth
+run op_costs
 run materialize
 run decode
 for fragments in 250 500 1000 2000; do
