@@ -185,8 +185,6 @@ def root_section(rows, out_dir):
         body.append(line)
     out = "## c. Root rewrite cost vs table size (bytes written per append, one tracked field)\n\n"
     out += table(["fragments"] + variants + ["manifest (context)"], body)
-    reads = [[num(k), num(val[(v, k)]["objects_read"]), num(val[(v, k)]["bytes_read"])] for k in ks
-             for v in variants[:1]]
     out += "\nObjects read per append: ours storing f 1 (the root, bytes as in the previous row's root), "
     out += "ours omitting f 0, upstream 1 per tracked field, segmented 2 (top level + last segment), inline 0.\n\n"
     growth = [r for r in g if r["measure"] == "root bytes per append, growth"]
