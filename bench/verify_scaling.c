@@ -8,10 +8,15 @@
  * incrementally (the default: each object decoded once per run) and with
  * `full` (every snapshot from scratch), and prints a table.
  *
- *   verify_scaling [--fragments N] [--commits N] [--rows N] [--check] [--keep]
+ *   verify_scaling [--fragments N] [--commits N] [--rows N] [--check] [--keep] [--json] [--smoke]
  *
  * --check exits 1 unless both modes report the same findings, no error,
- * and the incremental run decodes fewer objects (the ctest smoke run). */
+ * and the incremental run decodes fewer objects; --smoke is the ctest run
+ * (50 fragments, 10 commits, --check). --json prints one JSON line per
+ * mode and one for the ratio (scripts/bench.sh runs it at several table
+ * sizes: time per commit as the table grows). Verification is timed in
+ * process CPU time (user + system), so other load on a shared machine
+ * does not count. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdbool.h>
@@ -25,7 +30,7 @@
 
 typedef struct bench_args {
   uint64_t fragments, commits, rows;
-  bool check, keep;
+  bool check, keep, json;
 } bench_args;
 
 static const lfa_new_field SCHEMA[] = {
@@ -35,7 +40,7 @@ static const lfa_new_field SCHEMA[] = {
 static const char *ID[] = {"id"}, *EMB[] = {"emb"};
 
 static bool parse_args(bench_args *a, int argc, char **argv) {
-  *a = (bench_args){2000, 200, 4, false, false};
+  *a = (bench_args){2000, 200, 4, false, false, false};
   for (int i = 1; i < argc; i++) {
     uint64_t *slot = strcmp(argv[i], "--fragments") == 0 ? &a->fragments
                      : strcmp(argv[i], "--commits") == 0 ? &a->commits
@@ -43,7 +48,9 @@ static bool parse_args(bench_args *a, int argc, char **argv) {
                                                          : NULL;
     if (slot != NULL && i + 1 < argc) *slot = strtoull(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--check") == 0) a->check = true;
+    else if (strcmp(argv[i], "--smoke") == 0) a->fragments = 50, a->commits = 10, a->check = true;
     else if (strcmp(argv[i], "--keep") == 0) a->keep = true;
+    else if (strcmp(argv[i], "--json") == 0) a->json = true;
     else return false;
   }
   /* each commit writes a row not yet written, and no fragment becomes full */
@@ -94,11 +101,17 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static lfa_status timed_verify(run *out, const char *dir, bool full, lfa_error *err) {
   lfa_verify_options o = {.full = full};
-  double t0 = now();
+  double t0 = cpu_now();
   lfa_status st = lfa_verify_dataset(&out->r, dir, &o, err);
-  out->seconds = now() - t0;
+  out->seconds = cpu_now() - t0;
   return st;
 }
 
@@ -115,29 +128,57 @@ static bool same_findings(const lfa_findings *a, const lfa_findings *b) {
   return true;
 }
 
-static void print_row(const char *mode, const run *m, const bench_args *a) {
+static void print_row(FILE *o, const char *mode, const run *m, const bench_args *a) {
   const lfa_verify_result *r = &m->r;
   double per_commit = r->versions_checked > 1 ? m->seconds / (double)(r->versions_checked - 1) : m->seconds;
-  printf("%-12s %9zu %10" PRIu64 " %10" PRIu64 " %9" PRIu64 " %7zu %10.3f %12.3f\n", mode, r->versions_checked,
-         a->fragments, r->objects_decoded, r->objects_reused, r->findings.count, m->seconds, per_commit * 1e3);
+  fprintf(o, "%-12s %9zu %10" PRIu64 " %10" PRIu64 " %9" PRIu64 " %7zu %10.3f %12.3f\n", mode, r->versions_checked,
+          a->fragments, r->objects_decoded, r->objects_reused, r->findings.count, m->seconds, per_commit * 1e3);
+}
+
+static double ms_per_commit(const run *m) {
+  size_t v = m->r.versions_checked;
+  return (v > 1 ? m->seconds / (double)(v - 1) : m->seconds) * 1e3;
+}
+
+/* JSON lines (bench/bench_util.h's shape, written out here). */
+static void report_json(const run *inc, const run *full, const bench_args *a) {
+  const run *modes[] = {inc, full};
+  const char *names[] = {"incremental", "full"};
+  for (int i = 0; i < 2; i++)
+    printf("{\"bench\": \"verify_scaling\", \"mode\": \"%s\", \"fragments\": %" PRIu64 ", \"commits\": %" PRIu64
+           ", \"versions\": %zu, \"objects_decoded\": %" PRIu64 ", \"objects_reused\": %" PRIu64
+           ", \"findings\": %zu, \"seconds\": %.4f, \"value\": %.4f, \"unit\": \"ms/commit\", \"target\": \"none\", "
+           "\"target_met\": null}\n",
+           names[i], a->fragments, a->commits, modes[i]->r.versions_checked, modes[i]->r.objects_decoded,
+           modes[i]->r.objects_reused, modes[i]->r.findings.count, modes[i]->seconds, ms_per_commit(modes[i]));
+  printf("{\"bench\": \"verify_scaling\", \"mode\": \"full / incremental\", \"fragments\": %" PRIu64
+         ", \"commits\": %" PRIu64 ", \"value\": %.3f, \"unit\": \"x\", \"ratio\": %.3f, \"ratio_def\": \"full "
+         "seconds / incremental seconds\", \"decoded_ratio\": %.2f, \"target\": \"none\", \"target_met\": null}\n",
+         a->fragments, a->commits, full->seconds / inc->seconds, full->seconds / inc->seconds,
+         (double)full->r.objects_decoded / (double)(inc->r.objects_decoded ? inc->r.objects_decoded : 1));
 }
 
 /* Prints the table; the smoke checks when --check. True when they hold. */
 static bool report(const run *inc, const run *full, const bench_args *a, double gen_seconds) {
-  printf("history: %" PRIu64 " fragments x %" PRIu64 " rows, 1 tracked field, %" PRIu64
+  if (a->json) {
+    report_json(inc, full, a);
+    fflush(stdout);
+  }
+  FILE *o = a->json ? stderr : stdout;
+  fprintf(o, "history: %" PRIu64 " fragments x %" PRIu64 " rows, 1 tracked field, %" PRIu64
          " one-row commits (generated in %.2f s)\n\n",
          a->fragments, a->rows, a->commits, gen_seconds);
-  printf("%-12s %9s %10s %10s %9s %7s %10s %12s\n", "mode", "versions", "fragments", "decoded", "reused",
+  fprintf(o, "%-12s %9s %10s %10s %9s %7s %10s %12s\n", "mode", "versions", "fragments", "decoded", "reused",
          "finds", "seconds", "ms/commit");
-  print_row("incremental", inc, a);
-  print_row("full", full, a);
-  printf("\nspeed-up %.1fx; objects decoded full/incremental %.1fx\n", full->seconds / inc->seconds,
+  print_row(o, "incremental", inc, a);
+  print_row(o, "full", full, a);
+  fprintf(o, "\nspeed-up %.1fx; objects decoded full/incremental %.1fx\n", full->seconds / inc->seconds,
          (double)full->r.objects_decoded / (double)(inc->r.objects_decoded ? inc->r.objects_decoded : 1));
   bool same = same_findings(&inc->r.findings, &full->r.findings);
   size_t errors = lfa_findings_count(&inc->r.findings, LFA_SEVERITY_ERROR);
   bool fewer = inc->r.objects_decoded < full->r.objects_decoded;
-  printf("same findings: %s; errors: %zu; incremental decodes fewer: %s\n", same ? "yes" : "NO", errors,
-         fewer ? "yes" : "NO");
+  fprintf(o, "same findings: %s; errors: %zu; incremental decodes fewer: %s\n", same ? "yes" : "NO", errors,
+          fewer ? "yes" : "NO");
   return same && errors == 0 && fewer;
 }
 
@@ -164,7 +205,8 @@ static int bench(const char *dir, const bench_args *a) {
 int main(int argc, char **argv) {
   bench_args a;
   if (!parse_args(&a, argc, argv)) {
-    fprintf(stderr, "usage: verify_scaling [--fragments N] [--commits N] [--rows N (>= 3)] [--check] [--keep]\n"
+    fprintf(stderr, "usage: verify_scaling [--fragments N] [--commits N] [--rows N (>= 3)] [--check] [--keep] [--json] "
+                    "[--smoke]\n"
                     "  (commits <= fragments * (rows - 2))\n");
     return 2;
   }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/remap.h"
 #include "mutate_internal.h"
 
 typedef Lance__Table__Transaction__Update Update;
@@ -93,9 +94,10 @@ static size_t plan_bins(bin *out, const lfa_table *r, uint64_t target) {
 
 /* One new fragment holding R's rows rows[0 .. n) in this order: one data
  * file listing every field, no deletion file, the rows' keys and (stable
- * row ids) their row ids [FA-REMAP-3]; for every tracked field the mapped
- * state [FA-REWRITE-1, FA-REWRITE-2, FA-TXN-14]. */
-static DataFragment *compacted_fragment(mut *m, const row_ref *rows, size_t n, const int32_t *fields) {
+ * row ids) their row ids [FA-REMAP-3]; for every tracked field s the mapped
+ * state cells[s * stride] [FA-REWRITE-1, FA-REWRITE-2, FA-TXN-14]. */
+static DataFragment *compacted_fragment(mut *m, const row_ref *rows, size_t n, const int32_t *fields,
+                                        const lfa_cell *cells, size_t stride) {
   uint64_t *keys = calloc(n + 1, sizeof *keys), *ids = calloc(n + 1, sizeof *ids);
   DataFragment *pb = NULL;
   if (keys != NULL && ids != NULL) {
@@ -107,16 +109,34 @@ static DataFragment *compacted_fragment(mut *m, const row_ref *rows, size_t n, c
     pb = mut_new_fragment(m, keys, n, fields, m->r->n_fields);
   }
   if (pb != NULL && m->r->stable_row_ids) mut_set_row_ids(m, pb, ids, n);
-  for (size_t s = 0; pb != NULL && s < m->r->n_tracked; s++) {
-    lfa_cell cell;
-    mut_moved_state(&cell, m, rows, n, m->r->tracked[s].field_id, false, false);
-    mut_add_fragment_state(m, pb, m->r->tracked[s].field_id, &cell);
-    lfa_bitmap_free(cell.rows);
-  }
+  for (size_t s = 0; pb != NULL && s < m->r->n_tracked; s++)
+    mut_add_fragment_state(m, pb, m->r->tracked[s].field_id, &cells[s * stride]);
   if (pb == NULL) m->change->arena.failed = true;
   free(keys);
   free(ids);
   return pb;
+}
+
+/* [FA-REMAP-1] [FA-REMAP-2] Every tracked field's state in the new
+ * fragments of `b`, which hold new_rows[k] rows each: cells[s * n_new + k]
+ * (lfa/remap.h, the bit-stream form of the row mapping below). With stable
+ * row ids the rows keep this order too, so the mapping by row id is the
+ * same [FA-REMAP-3]. OWNERSHIP: free with free_cells. */
+static lfa_status remap_fields(lfa_cell *cells, const mut *m, bin b, const uint64_t *new_rows, size_t n_new) {
+  lfa_remap_source *old = calloc(b.count + 1, sizeof *old);
+  lfa_status st = old ? LFA_OK : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t s = 0; st == LFA_OK && s < m->r->n_tracked; s++) {
+    for (size_t j = 0; j < b.count; j++)
+      old[j] = (lfa_remap_source){&m->r->fragments[b.first + j], &m->r->tracked[s].cells[b.first + j]};
+    st = lfa_remap_group(cells + s * n_new, new_rows, n_new, old, b.count, m->err);
+  }
+  free(old);
+  return st;
+}
+
+static void free_cells(lfa_cell *cells, size_t n) {
+  for (size_t i = 0; cells != NULL && i < n; i++) lfa_bitmap_free(cells[i].rows);
+  free(cells);
 }
 
 /* [FA-REMAP-1] [FA-REMAP-2] One group: R's fragments of `b` leave; their
@@ -126,8 +146,18 @@ static lfa_status compact_group(mut *m, Lance__Table__Transaction__Rewrite__Rewr
                                 const int32_t *fields) {
   size_t n = 0, at = 0;
   for (size_t i = b.first; i < b.first + b.count; i++) n += (size_t)live_rows(&m->r->fragments[i]);
-  row_ref *rows = calloc(n + 1, sizeof *rows);
-  if (rows == NULL) return lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  size_t n_new = (size_t)((n + target - 1) / target), n_cells = m->r->n_tracked * n_new;
+  uint64_t *new_rows = calloc(n_new + 1, sizeof *new_rows);
+  lfa_cell *cells = calloc(n_cells + 1, sizeof *cells);
+  for (size_t k = 0; new_rows != NULL && k < n_new; k++) new_rows[k] = n - k * target < target ? n - k * target : target;
+  lfa_status st = new_rows && cells ? remap_fields(cells, m, b, new_rows, n_new)
+                                    : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
+  free(new_rows);
+  row_ref *rows = st == LFA_OK ? calloc(n + 1, sizeof *rows) : NULL;
+  if (rows == NULL) {
+    free_cells(cells, n_cells);
+    return st == LFA_OK ? lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory") : st;
+  }
   g->old_fragments = lfa_arena_array(&m->change->arena, b.count, sizeof *g->old_fragments);
   for (size_t i = b.first; g->old_fragments != NULL && i < b.first + b.count; i++) {
     const lfa_fragment *f = &m->r->fragments[i];
@@ -135,12 +165,15 @@ static lfa_status compact_group(mut *m, Lance__Table__Transaction__Rewrite__Rewr
     for (uint32_t o = 0; o < f->physical_rows; o++)
       if (lfa_fragment_is_live(f, o)) rows[at++] = (row_ref){i, o};
   }
-  g->new_fragments = lfa_arena_array(&m->change->arena, (size_t)((n + target - 1) / target) + 1, sizeof *g->new_fragments);
+  g->new_fragments = lfa_arena_array(&m->change->arena, n_new + 1, sizeof *g->new_fragments);
   for (at = 0; g->new_fragments != NULL && at < n; at += (size_t)target) {
     size_t rows_here = n - at < target ? n - at : (size_t)target;
-    g->new_fragments[g->n_new_fragments++] = compacted_fragment(m, rows + at, rows_here, fields);
+    g->new_fragments[g->n_new_fragments] = compacted_fragment(m, rows + at, rows_here, fields,
+                                                              cells + g->n_new_fragments, n_new);
+    g->n_new_fragments++;
   }
   free(rows);
+  free_cells(cells, n_cells);
   return lfa_arena_check(&m->change->arena, m->err);
 }
 

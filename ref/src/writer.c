@@ -1020,7 +1020,10 @@ static lfa_status clone_state(clone_draft *c, lfa_writer *w, size_t s, lfa_error
   lfa_status st = r ? copy_object(w, c, anchor, true, "", src->root->path, err)
                     : lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", src->field_id);
   for (size_t k = 0; st == LFA_OK && k < r->n_fragments; k++) {
-    const Lance__Table__FieldAssignmentFile *p = r->fragments[k]->partial;
+    /* `partial` shares a union with `all_assigned`: read it only for a partial entry */
+    const lfa_root_entry *e = r->fragments[k];
+    const Lance__Table__FieldAssignmentFile *p =
+        e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL ? e->partial : NULL;
     if (p == NULL) continue;
     if (p->has_base_id)
       return lfa_fail(err, LFA_ERR_USAGE, "FA-CLONE-3", "field %d: root %s lists a partial with its own base",

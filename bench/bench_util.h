@@ -1,0 +1,145 @@
+/* bench_util.h: what the benchmark programs share: a clock, repeated
+ * timing (best of N, since these machines are shared and noisy, and every
+ * figure is a ratio measured side by side in one run), a seeded generator,
+ * and JSON lines on stdout, one object per measurement:
+ *
+ *   {"bench": "remap", "target": "...", "value": 1.2e8, "unit": "rows/s",
+ *    "ratio": 14.2, "ratio_def": "...", "target_met": true, ...params}
+ *
+ * `target` names the acceptance target the measurement is checked against
+ * ("none" when it is informative only; target_met is then null); a missed
+ * target carries `reason`: why, and what would reach it. */
+#ifndef LFA_BENCH_UTIL_H
+#define LFA_BENCH_UTIL_H
+
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* xorshift64*: deterministic inputs, same every run. */
+static inline uint64_t bench_rand(uint64_t *state) {
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A uniform double in [0, 1). */
+static inline double bench_unit(uint64_t *state) { return (double)(bench_rand(state) >> 11) / 9007199254740992.0; }
+
+/* CPU seconds of this thread: time spent descheduled while other jobs
+ * load the shared machine does not count. Operations are timed with it. */
+static inline double bench_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef void (*bench_op)(void *ctx);
+
+/* CPU seconds per call of op(ctx), once: the call is repeated until at
+ * least `min_seconds` pass, so tiny operations are not lost in the clock. */
+static inline double bench_time_once(bench_op op, void *ctx, double min_seconds) {
+  long calls = 0;
+  double t0 = bench_cpu(), t;
+  do {
+    op(ctx);
+    calls++;
+    t = bench_cpu();
+  } while (t - t0 < min_seconds);
+  return (t - t0) / (double)calls;
+}
+
+/* The best (lowest) of `reps` such measurements. */
+static inline double bench_time(bench_op op, void *ctx, int reps, double min_seconds) {
+  double best = 1e300;
+  for (int r = 0; r < reps; r++) {
+    double per = bench_time_once(op, ctx, min_seconds);
+    if (per < best) best = per;
+  }
+  return best;
+}
+
+/* Two operations timed alternately, rep after rep, so both see the same
+ * machine; the best of each. */
+static inline void bench_time_pair(double *a_s, double *b_s, bench_op a, void *a_ctx, bench_op b, void *b_ctx,
+                                   int reps, double min_seconds) {
+  *a_s = *b_s = 1e300;
+  for (int r = 0; r < reps; r++) {
+    double x = bench_time_once(a, a_ctx, min_seconds), y = bench_time_once(b, b_ctx, min_seconds);
+    if (x < *a_s) *a_s = x;
+    if (y < *b_s) *b_s = y;
+  }
+}
+
+/* A memory sink the compiler cannot see through. */
+static volatile uint64_t bench_sink;
+
+/* ---- JSON lines --------------------------------------------------------------------- */
+
+typedef struct bench_json {
+  char buf[4096];
+  size_t len;
+} bench_json;
+
+static inline void bench_json_raw(bench_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void bench_json_raw(bench_json *j, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(j->buf + j->len, sizeof j->buf - j->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) j->len = j->len + (size_t)n < sizeof j->buf ? j->len + (size_t)n : sizeof j->buf - 1;
+}
+
+static inline void bench_json_begin(bench_json *j, const char *bench) {
+  j->len = 0;
+  bench_json_raw(j, "{\"bench\": \"%s\"", bench);
+}
+
+/* Strings written by the benchmarks themselves: no quote or backslash. */
+static inline void bench_json_str(bench_json *j, const char *key, const char *value) {
+  if (value == NULL) bench_json_raw(j, ", \"%s\": null", key);
+  else bench_json_raw(j, ", \"%s\": \"%s\"", key, value);
+}
+
+static inline void bench_json_num(bench_json *j, const char *key, double value) {
+  bench_json_raw(j, ", \"%s\": %.6g", key, value);
+}
+
+static inline void bench_json_u64(bench_json *j, const char *key, uint64_t value) {
+  bench_json_raw(j, ", \"%s\": %" PRIu64, key, value);
+}
+
+static inline void bench_json_bool(bench_json *j, const char *key, bool value) {
+  bench_json_raw(j, ", \"%s\": %s", key, value ? "true" : "false");
+}
+
+/* The target fields: met is -1 for "no target" (null). */
+static inline void bench_json_target(bench_json *j, const char *target, int met, const char *reason) {
+  bench_json_str(j, "target", target);
+  if (met < 0) bench_json_raw(j, ", \"target_met\": null");
+  else bench_json_bool(j, "target_met", met != 0);
+  if (met == 0 && reason != NULL) bench_json_str(j, "reason", reason);
+}
+
+static inline void bench_json_end(bench_json *j) {
+  bench_json_raw(j, "}");
+  puts(j->buf);
+  fflush(stdout);
+}
+
+#endif

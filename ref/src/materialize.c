@@ -1,0 +1,278 @@
+/* materialize.c: is_assigned of a whole fragment as a bit array
+ * (lfa/materialize.h). Implements FA-EXPR-5 for a scan that wants one
+ * Boolean per physical offset.
+ *
+ * In order: the portable containers of a bitmap (a walker over CRoaring's
+ * own serialization), bit ranges, a bitmap into or out of a bit array, and
+ * the fragment of a snapshot.
+ */
+#include "lfa/materialize.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lfa/bytes.h"
+
+enum {
+  COOKIE_NO_RUN = 12346,
+  COOKIE_RUN = 12347,
+  ARRAY_MAX = 4096,     /* containers above this cardinality are bitsets */
+  CHUNK_BYTES = 8192,   /* one container spans 2^16 bits */
+  OFFSET_THRESHOLD = 4  /* the run form carries offsets only from 4 containers */
+};
+
+/* ---- the containers of a bitmap ------------------------------------------------ */
+
+typedef enum container_kind { ARRAY, BITSET, RUNS } container_kind;
+
+/* One container as the portable layout stores it (lfa/bitmap.h). */
+typedef struct container {
+  uint32_t key; /* it holds values key * 2^16 .. key * 2^16 + 65535 */
+  container_kind kind;
+  uint32_t count;      /* ARRAY: values; RUNS: runs; BITSET: 1024 words */
+  const uint8_t *data; /* ARRAY: u16 values; BITSET: 8192 bytes; RUNS: {u16 start, u16 length - 1} */
+} container;
+
+/* The portable bytes of a bitmap and the next container to read. */
+typedef struct walker {
+  lfa_buf bytes;
+  lfa_cursor c;
+  uint32_t count, next;
+  const uint8_t *run_flags; /* NULL in the no-run form */
+  const uint8_t *key_cards; /* count x {u16 key, u16 cardinality - 1} */
+} walker;
+
+/* Serializes `bitmap` (CRoaring's portable form, the documented layout) and
+ * reads its header. The buffer is as large as the bitmap already in memory
+ * (at most LFA_ROARING_CONTAINERS_MAX containers of 8 KiB). */
+static lfa_status walker_open(walker *w, const roaring_bitmap_t *bitmap, lfa_error *err) {
+  memset(w, 0, sizeof *w);
+  size_t n = roaring_bitmap_portable_size_in_bytes(bitmap);
+  uint8_t *at;
+  lfa_status st = lfa_buf_extend(&w->bytes, n, &at, err);
+  if (st != LFA_OK) return st;
+  if (roaring_bitmap_portable_serialize(bitmap, (char *)at) != n) {
+    lfa_buf_free(&w->bytes);
+    return lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization wrote an unexpected size");
+  }
+  w->c = lfa_cursor_make(w->bytes.data, w->bytes.len);
+  uint32_t cookie = 0;
+  bool ok = lfa_cursor_u32le(&w->c, &cookie);
+  bool offsets = false;
+  if (ok && cookie == COOKIE_NO_RUN) {
+    ok = lfa_cursor_u32le(&w->c, &w->count);
+    offsets = true;
+  } else if (ok && (cookie & 0xFFFFu) == COOKIE_RUN) {
+    w->count = (cookie >> 16) + 1;
+    ok = lfa_cursor_take(&w->c, (w->count + 7) / 8, &w->run_flags);
+    offsets = w->count >= OFFSET_THRESHOLD;
+  } else {
+    ok = false;
+  }
+  const uint8_t *skip;
+  ok = ok && lfa_cursor_take(&w->c, (size_t)w->count * 4, &w->key_cards);
+  if (ok && offsets) ok = lfa_cursor_take(&w->c, (size_t)w->count * 4, &skip);
+  if (ok) return LFA_OK;
+  lfa_buf_free(&w->bytes);
+  return lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization has an unreadable header");
+}
+
+/* The next container, keys ascending; false after the last. */
+static lfa_status walker_next(bool *more, container *k, walker *w, lfa_error *err) {
+  *more = w->next < w->count;
+  if (!*more) return LFA_OK;
+  uint32_t i = w->next++;
+  k->key = lfa_load_u16le(w->key_cards + 4 * i);
+  uint32_t card = (uint32_t)lfa_load_u16le(w->key_cards + 4 * i + 2) + 1;
+  bool ok = i == 0 || k->key > lfa_load_u16le(w->key_cards + 4 * (i - 1));
+  if (w->run_flags != NULL && (w->run_flags[i / 8] >> (i % 8)) & 1) {
+    uint16_t runs = 0;
+    k->kind = RUNS;
+    ok = ok && lfa_cursor_u16le(&w->c, &runs);
+    k->count = runs;
+    ok = ok && lfa_cursor_take(&w->c, (size_t)runs * 4, &k->data);
+  } else if (card <= ARRAY_MAX) {
+    k->kind = ARRAY, k->count = card;
+    ok = ok && lfa_cursor_take(&w->c, (size_t)card * 2, &k->data);
+  } else {
+    k->kind = BITSET, k->count = CHUNK_BYTES / 8;
+    ok = ok && lfa_cursor_take(&w->c, CHUNK_BYTES, &k->data);
+  }
+  return ok ? LFA_OK : lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization has an unreadable container %u", i);
+}
+
+/* Little-endian u16 of a container (inline: it runs once per value). */
+static uint32_t u16_at(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+
+/* ---- bit ranges ---------------------------------------------------------------- */
+
+void lfa_bits_set_range(uint8_t *bits, uint64_t from, uint64_t n) {
+  if (n == 0) return;
+  uint64_t last_bit = from + n - 1;
+  size_t first = (size_t)(from / 8), last = (size_t)(last_bit / 8);
+  uint8_t head = (uint8_t)(0xFFu << (from % 8)), tail = (uint8_t)(0xFFu >> (7 - last_bit % 8));
+  if (first == last) {
+    bits[first] |= (uint8_t)(head & tail);
+    return;
+  }
+  bits[first] |= head;
+  memset(bits + first + 1, 0xFF, last - first - 1);
+  bits[last] |= tail;
+}
+
+static void clear_range(uint8_t *bits, uint64_t from, uint64_t n) {
+  if (n == 0) return;
+  uint64_t last_bit = from + n - 1;
+  size_t first = (size_t)(from / 8), last = (size_t)(last_bit / 8);
+  uint8_t head = (uint8_t)(0xFFu << (from % 8)), tail = (uint8_t)(0xFFu >> (7 - last_bit % 8));
+  if (first == last) {
+    bits[first] &= (uint8_t)~(head & tail);
+    return;
+  }
+  bits[first] &= (uint8_t)~head;
+  memset(bits + first + 1, 0, last - first - 1);
+  bits[last] &= (uint8_t)~tail;
+}
+
+/* Bits at or past n_bits in the last byte are 0. */
+static void clear_tail(uint8_t *out, size_t out_len, uint64_t n_bits) {
+  if (out_len > 0 && n_bits % 8 != 0) out[out_len - 1] &= (uint8_t)(0xFFu >> (8 - n_bits % 8));
+}
+
+/* ---- a bitmap into or out of a bit array --------------------------------------------- */
+
+typedef enum bits_op { BITS_SET, BITS_CLEAR } bits_op;
+
+/* Sets or clears the values of one container, those below n_bits. For
+ * BITS_SET the container's region must be zero beforehand. */
+static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const container *k, bits_op op) {
+  uint64_t base = (uint64_t)k->key << 16;
+  size_t at = (size_t)(base / 8);
+  if (base >= n_bits || at >= out_len) return;
+  if (k->kind == BITSET) { /* its bytes are this region's bits, LSB-first */
+    size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
+    if (op == BITS_SET) memcpy(out + at, k->data, span);
+    else
+      for (size_t i = 0; i < span; i++) out[at + i] &= (uint8_t)~k->data[i];
+  } else if (k->kind == ARRAY) {
+    for (uint32_t i = 0; i < k->count; i++) {
+      uint64_t bit = base + u16_at(k->data + 2 * i);
+      if (bit >= n_bits) break; /* ascending: the rest are past it too */
+      uint8_t mask = (uint8_t)(1u << (bit % 8));
+      if (op == BITS_SET) out[bit / 8] |= mask;
+      else out[bit / 8] &= (uint8_t)~mask;
+    }
+  } else {
+    for (uint32_t i = 0; i < k->count; i++) {
+      uint64_t from = base + u16_at(k->data + 4 * i), n = (uint64_t)u16_at(k->data + 4 * i + 2) + 1;
+      if (from >= n_bits) break;
+      if (from + n > n_bits) n = n_bits - from;
+      if (op == BITS_SET) lfa_bits_set_range(out, from, n);
+      else clear_range(out, from, n);
+    }
+  }
+}
+
+static lfa_status check_size(size_t out_len, uint64_t n_bits, lfa_error *err) {
+  uint64_t need = n_bits / 8 + (n_bits % 8 != 0);
+  if (out_len != need)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%llu bits need %llu bytes, the output has %zu",
+                    (unsigned long long)n_bits, (unsigned long long)need, out_len);
+  return LFA_OK;
+}
+
+/* One pass over the containers, keys ascending: the gap before each
+ * container is zeroed, a bitset container is copied over its region, an
+ * array or run container zeroes its region and sets its values; so each
+ * byte of `out` is written once or twice, never read first. */
+lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
+                                lfa_error *err) {
+  lfa_status st = check_size(out_len, n_bits, err);
+  walker w;
+  if (st != LFA_OK || out_len == 0) return st;
+  if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
+  size_t done = 0; /* out[0 .. done) is final */
+  container k;
+  bool more = true;
+  while (st == LFA_OK && (st = walker_next(&more, &k, &w, err)) == LFA_OK && more) {
+    size_t at = (size_t)(((uint64_t)k.key << 16) / 8);
+    if (at >= out_len) break; /* every later value is past n_bits */
+    size_t end = out_len - at < CHUNK_BYTES ? out_len : at + CHUNK_BYTES;
+    memset(out + done, 0, at - done);
+    if (k.kind != BITSET) memset(out + at, 0, end - at);
+    apply_container(out, out_len, n_bits, &k, BITS_SET);
+    done = end;
+  }
+  lfa_buf_free(&w.bytes);
+  if (st != LFA_OK) return st;
+  memset(out + done, 0, out_len - done);
+  clear_tail(out, out_len, n_bits);
+  return LFA_OK;
+}
+
+lfa_status lfa_bits_clear_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
+                                 lfa_error *err) {
+  lfa_status st = check_size(out_len, n_bits, err);
+  walker w;
+  if (st != LFA_OK || out_len == 0) return st;
+  if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
+  container k;
+  bool more = true;
+  while ((st = walker_next(&more, &k, &w, err)) == LFA_OK && more) apply_container(out, out_len, n_bits, &k, BITS_CLEAR);
+  lfa_buf_free(&w.bytes);
+  return st;
+}
+
+/* ---- one fragment of a snapshot ------------------------------------------------------ */
+
+/* The root entry of fragment `id` (entries ascend by id, FA-ROOT-2), or NULL. */
+static const lfa_fragment_assignment *entry_of(const lfa_tracked_field *t, uint64_t id) {
+  size_t lo = 0, hi = t->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->fragments[mid].fragment_id == id) return &t->fragments[mid];
+    if (t->fragments[mid].fragment_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+static lfa_status check_request(const lfa_snapshot *snap, size_t tracked_index, size_t fragment_index, lfa_error *err) {
+  if (snap == NULL || snap->file.manifest == NULL)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no snapshot to materialize from");
+  if (tracked_index >= snap->n_tracked)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no tracked field at index %zu (%zu tracked)", tracked_index,
+                    snap->n_tracked);
+  if (fragment_index >= snap->file.manifest->n_fragments)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no fragment at index %zu (%zu fragments)", fragment_index,
+                    snap->file.manifest->n_fragments);
+  if (snap->tracked[tracked_index].root == NULL)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded (lfa_snapshot_load_field)",
+                    snap->tracked[tracked_index].field_id);
+  return LFA_OK;
+}
+
+/* [FA-EXPR-5] (F, o) is true exactly when F's entry is all_assigned or its
+ * partial bitmap holds o; a fragment without an entry is all false. Row ids
+ * play no part. Deleted offsets are no rows of the snapshot: 0. */
+lfa_status lfa_assigned_bits(uint8_t *out, size_t out_len, const lfa_snapshot *snap, size_t tracked_index,
+                             size_t fragment_index, lfa_error *err) {
+  lfa_status st = check_request(snap, tracked_index, fragment_index, err);
+  if (st != LFA_OK) return st;
+  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[fragment_index];
+  if ((st = check_size(out_len, f->physical_rows, err)) != LFA_OK || out_len == 0) return st;
+  const lfa_fragment_assignment *e = entry_of(&snap->tracked[tracked_index], f->id);
+  if (e == NULL) {
+    memset(out, 0, out_len);
+  } else if (e->all) {
+    memset(out, 0xFF, out_len);
+    clear_tail(out, out_len, f->physical_rows);
+  } else {
+    st = lfa_bits_from_bitmap(out, out_len, f->physical_rows, e->rows, err);
+  }
+  const roaring_bitmap_t *deleted = snap->deleted != NULL ? snap->deleted[fragment_index] : NULL;
+  if (st == LFA_OK && e != NULL && deleted != NULL)
+    st = lfa_bits_clear_bitmap(out, out_len, f->physical_rows, deleted, err);
+  return st;
+}

@@ -1,0 +1,169 @@
+/* test_materialize.c: is_assigned of a fragment as a bit array
+ * (ref/src/materialize.c). Requirement id: FA-EXPR-5 (true exactly for an
+ * all_assigned entry or a partial bitmap holding the offset, false without
+ * an entry). Deleted offsets are no rows of the snapshot and read 0.
+ *
+ * Expected bytes are written by hand: bit o is bit o % 8 of byte o / 8. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include "disk_util.h"
+
+#include "lfa/bitmap.h"
+#include "lfa/history.h"
+#include "lfa/materialize.h"
+
+/* ---- the building blocks ------------------------------------------------------------ */
+
+/* {0, 7, 8}, the run 65536 .. 70535 (5000 values) and 131075, over 131076
+ * bits = 16385 bytes: byte 0 = bits 0 and 7 = 0x81; byte 1 = bit 8 = 0x01;
+ * bytes 8192 .. 8816 (bits 65536 .. 70535, 625 whole bytes) = 0xFF; byte
+ * 16384 = bit 131075 = bit 3 = 0x08; every other byte 0. The same set as
+ * a bitset container (5000 > 4096 values) and as a run container. */
+static void check_mixed_containers(bool runs) {
+  roaring_bitmap_t *b = roaring_bitmap_create();
+  roaring_bitmap_add(b, 0), roaring_bitmap_add(b, 7), roaring_bitmap_add(b, 8);
+  roaring_bitmap_add_range(b, 65536, 65536 + 5000);
+  roaring_bitmap_add(b, 131075);
+  if (runs) roaring_bitmap_run_optimize(b);
+  else roaring_bitmap_remove_run_compression(b); /* none of its runs ends at 65535 */
+  size_t len = 16385;
+  uint8_t *out = malloc(len);
+  assert_non_null(out);
+  memset(out, 0xAA, len); /* whatever was there before is overwritten */
+  lfa_error err = {0};
+  assert_ok(lfa_bits_from_bitmap(out, len, 131076, b, &err), &err);
+  for (size_t i = 0; i < len; i++) {
+    uint8_t want = i == 0 ? 0x81 : i == 1 ? 0x01 : (i >= 8192 && i <= 8816) ? 0xFF : i == 16384 ? 0x08 : 0x00;
+    if (out[i] != want) fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x", runs ? "runs" : "bitset", i, out[i], want);
+  }
+  free(out);
+  roaring_bitmap_free(b);
+}
+
+static void test_FA_EXPR_5_bits_from_every_container_kind(void **state) {
+  (void)state;
+  check_mixed_containers(false);
+  check_mixed_containers(true);
+}
+
+/* Values at or past n_bits are not rows: {3, 20} over 10 bits = 2 bytes:
+ * 0x08 0x00 (20 dropped); over 21 bits = 3 bytes: 0x08 0x00 0x10. */
+static void test_bits_past_the_end_are_dropped(void **state) {
+  (void)state;
+  uint32_t v[] = {3, 20};
+  roaring_bitmap_t *b = roaring_bitmap_of_ptr(2, v);
+  uint8_t out[3] = {0xFF, 0xFF, 0xFF};
+  lfa_error err = {0};
+  assert_ok(lfa_bits_from_bitmap(out, 2, 10, b, &err), &err);
+  assert_int_equal(out[0], 0x08);
+  assert_int_equal(out[1], 0x00);
+  assert_int_equal(out[2], 0xFF); /* not the output's */
+  assert_ok(lfa_bits_from_bitmap(out, 3, 21, b, &err), &err);
+  assert_int_equal(out[2], 0x10);
+  assert_status(lfa_bits_from_bitmap(out, 3, 10, b, &err), LFA_ERR_USAGE, &err); /* 10 bits are 2 bytes */
+  roaring_bitmap_free(b);
+}
+
+/* 24 bits all set, then {0, 9, 23} cleared: 0xFE 0xFD 0x7F. */
+static void test_bits_clear(void **state) {
+  (void)state;
+  uint32_t v[] = {0, 9, 23};
+  roaring_bitmap_t *b = roaring_bitmap_of_ptr(3, v);
+  uint8_t out[3] = {0xFF, 0xFF, 0xFF};
+  lfa_error err = {0};
+  assert_ok(lfa_bits_clear_bitmap(out, 3, 24, b, &err), &err);
+  assert_int_equal(out[0], 0xFE);
+  assert_int_equal(out[1], 0xFD);
+  assert_int_equal(out[2], 0x7F);
+  roaring_bitmap_free(b);
+}
+
+/* ---- a snapshot written by the reference writer ------------------------------------------- */
+
+static const lfa_new_field SCHEMA[] = {
+    {"id", "int64", false, LFA_UNTRACKED},
+    {"f", "string", true, LFA_UNASSIGNED},
+};
+static const char *ID[] = {"id"}, *ID_F[] = {"id", "f"}, *F[] = {"f"};
+
+/* Version 4 of a history:
+ *   v1 create keys 1..20, 10 rows per fragment (fragments 0, 1), f omitted
+ *   v2 update f on keys 2, 5, 10 in place: fragment 0 offsets 1, 4, 9
+ *   v3 append keys 21..30 supplying f: fragment 2, all assigned
+ *   v4 delete keys 5 and 21: fragment 0 offset 4, fragment 2 offset 0 */
+static void write_history(const char *dir) {
+  uint64_t keys[30];
+  for (uint64_t k = 0; k < 30; k++) keys[k] = k + 1;
+  uint64_t written[] = {2, 5, 10}, gone[] = {5, 21};
+  lfa_request steps[] = {
+      {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 2, .rows = {20, keys}, .rows_per_file = 10,
+       .fields = {1, ID}},
+      {.op = LFA_OP_UPDATE, .rows = {3, written}, .fields = {1, F}, .rewrite_columns = true},
+      {.op = LFA_OP_APPEND, .rows = {10, keys + 20}, .fields = {2, ID_F}},
+      {.op = LFA_OP_DELETE, .rows = {2, gone}},
+  };
+  lfa_history h;
+  lfa_error err = {0};
+  assert_ok(lfa_history_open(&h, dir, 11, &err), &err);
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if (lfa_history_apply(&h, &steps[i], 0, &err) != LFA_OK) fail_msg("step %zu: %s", i + 1, err.msg);
+  lfa_history_close(&h);
+}
+
+/* Fragment at manifest index i: 10 rows = 2 bytes. Expected, by FA-EXPR-5
+ * and the history above:
+ *   fragment 0: partial {1, 4, 9}, offset 4 deleted -> bits 1, 9 -> 0x02 0x02
+ *   fragment 1: no entry -> 0x00 0x00
+ *   fragment 2: all_assigned, offset 0 deleted -> bits 1..9 -> 0xFE 0x03 */
+static void test_FA_EXPR_5_fragments_of_a_snapshot(void **state) {
+  (void)state;
+  char base[] = "/tmp/lfa-materialize-XXXXXX", dir[64];
+  assert_non_null(mkdtemp(base));
+  snprintf(dir, sizeof dir, "%s/ds", base);
+  write_history(dir);
+  lfa_snapshot snap;
+  load_version(&snap, dir, 4);
+  assert_int_equal(snap.n_tracked, 1);
+  assert_int_equal(snap.file.manifest->n_fragments, 3);
+  const uint8_t want[3][2] = {{0x02, 0x02}, {0x00, 0x00}, {0xFE, 0x03}};
+  lfa_error err = {0};
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(snap.file.manifest->fragments[i]->id, i);
+    uint8_t out[2] = {0xAA, 0xAA};
+    assert_ok(lfa_assigned_bits(out, 2, &snap, 0, i, &err), &err);
+    if (out[0] != want[i][0] || out[1] != want[i][1])
+      fail_msg("fragment %zu: 0x%02x 0x%02x, expected 0x%02x 0x%02x", i, out[0], out[1], want[i][0], want[i][1]);
+  }
+  /* usage errors leave the output alone */
+  uint8_t out[3] = {0xAA, 0xAA, 0xAA};
+  assert_status(lfa_assigned_bits(out, 3, &snap, 0, 0, &err), LFA_ERR_USAGE, &err); /* 10 rows are 2 bytes */
+  assert_status(lfa_assigned_bits(out, 2, &snap, 1, 0, &err), LFA_ERR_USAGE, &err); /* one tracked field */
+  assert_status(lfa_assigned_bits(out, 2, &snap, 0, 3, &err), LFA_ERR_USAGE, &err); /* three fragments */
+  assert_int_equal(out[0], 0xAA);
+  lfa_snapshot_free(&snap);
+  /* a field whose root was never read cannot be materialized */
+  lfa_version_list list;
+  lfa_names names;
+  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
+  const lfa_version_entry *v4 = NULL;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == 4) v4 = &list.entries[i];
+  assert_non_null(v4);
+  assert_ok(lfa_snapshot_open(&snap, dir, v4, &err), &err);
+  assert_status(lfa_assigned_bits(out, 2, &snap, 0, 0, &err), LFA_ERR_USAGE, &err);
+  lfa_snapshot_free(&snap);
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_FA_EXPR_5_bits_from_every_container_kind),
+      cmocka_unit_test(test_bits_past_the_end_are_dropped),
+      cmocka_unit_test(test_bits_clear),
+      cmocka_unit_test(test_FA_EXPR_5_fragments_of_a_snapshot),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,287 @@
+/* test_remap.c: one field's state across a compaction group
+ * (ref/src/remap.c). Requirement ids: FA-REMAP-1 (the k-th live old row
+ * becomes the k-th new row), FA-REMAP-2 (live rows fill the new fragments
+ * exactly), FA-REWRITE-1 (every live row keeps its state).
+ *
+ * Hand-made groups first, each with its derivation; then random groups
+ * checked against the naive mapping written here from FA-REMAP-1 alone
+ * (walk every old offset, skip deleted ones, copy one bit at a time). */
+#include "testutil.h"
+
+#include "lfa/bitmap.h"
+#include "lfa/remap.h"
+
+/* An old fragment of `rows` rows with deleted offsets `del` (n_del). */
+static lfa_fragment old_fragment(uint64_t rows, const uint32_t *del, size_t n_del) {
+  lfa_fragment f;
+  memset(&f, 0, sizeof f);
+  f.physical_rows = rows;
+  f.deleted = n_del ? roaring_bitmap_of_ptr(n_del, del) : NULL;
+  return f;
+}
+
+static lfa_cell partial(const uint32_t *v, size_t n) { return (lfa_cell){LFA_CELL_PARTIAL, roaring_bitmap_of_ptr(n, v)}; }
+
+static void free_cells(lfa_cell *c, size_t n) {
+  for (size_t i = 0; i < n; i++) lfa_bitmap_free(c[i].rows);
+}
+
+/* The cell is PARTIAL and holds exactly v[0 .. n). */
+static void assert_partial(const lfa_cell *c, const uint32_t *v, size_t n) {
+  assert_int_equal(c->kind, LFA_CELL_PARTIAL);
+  roaring_bitmap_t *want = roaring_bitmap_of_ptr(n, v);
+  assert_true(roaring_bitmap_equals(c->rows, want));
+  roaring_bitmap_free(want);
+}
+
+/* A (6 rows, deleted {1, 4}, assigned {0, 2, 4, 5}) then B (4 rows, all
+ * assigned), into new fragments of 5 and 3 rows.
+ * FA-REMAP-1: A's live offsets 0, 2, 3, 5 are k = 0..3 with states
+ * T, T, F, T (offset 4 is deleted, so its assignment does not travel);
+ * B's offsets 0..3 are k = 4..7, all T.
+ * New fragment 0 = k 0..4 = T T F T T -> partial {0, 1, 3, 4};
+ * new fragment 1 = k 5..7 = T T T -> all_assigned. */
+static void test_FA_REMAP_1_two_fragments_by_hand(void **state) {
+  (void)state;
+  uint32_t del[] = {1, 4}, set[] = {0, 2, 4, 5}, want0[] = {0, 1, 3, 4};
+  lfa_fragment a = old_fragment(6, del, 2), b = old_fragment(4, NULL, 0);
+  lfa_cell ca = partial(set, 4), cb = {LFA_CELL_ALL, NULL};
+  lfa_remap_source old[] = {{&a, &ca}, {&b, &cb}};
+  uint64_t rows[] = {5, 3};
+  lfa_cell out[2];
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, 2, old, 2, &err), &err);
+  assert_partial(&out[0], want0, 4);
+  assert_int_equal(out[1].kind, LFA_CELL_ALL);
+  assert_null(out[1].rows);
+  free_cells(out, 2);
+  lfa_bitmap_free(ca.rows);
+  lfa_fragment_free(&a);
+}
+
+/* Group order decides, not fragment ids [FA-REMAP-1]: the same two
+ * fragments listed B then A give k 0..3 = T T T T (B), k 4..7 = T T F T
+ * (A's live 0, 2, 3, 5), into one new fragment of 8 rows:
+ * partial {0, 1, 2, 3, 4, 5, 7}. */
+static void test_FA_REMAP_1_group_order(void **state) {
+  (void)state;
+  uint32_t del[] = {1, 4}, set[] = {0, 2, 4, 5}, want[] = {0, 1, 2, 3, 4, 5, 7};
+  lfa_fragment a = old_fragment(6, del, 2), b = old_fragment(4, NULL, 0);
+  lfa_cell ca = partial(set, 4), cb = {LFA_CELL_ALL, NULL};
+  lfa_remap_source old[] = {{&b, &cb}, {&a, &ca}};
+  uint64_t rows[] = {8};
+  lfa_cell out[1];
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, 1, old, 2, &err), &err);
+  assert_partial(&out[0], want, 7);
+  free_cells(out, 1);
+  lfa_bitmap_free(ca.rows);
+  lfa_fragment_free(&a);
+}
+
+/* Canonical results: the assigned rows of a partial fragment are all
+ * deleted except none, so its live rows are all unassigned -> NONE; an
+ * ALL fragment with deletions stays ALL on its live rows. Old: C (4 rows,
+ * deleted {0, 3}, assigned {0, 3}) -> live 1, 2 unassigned; D (3 rows,
+ * deleted {2}, ALL) -> live 0, 1 assigned. New fragments of 2 and 2:
+ * NONE and ALL. */
+static void test_FA_REWRITE_1_canonical_cells(void **state) {
+  (void)state;
+  uint32_t del_c[] = {0, 3}, set_c[] = {0, 3}, del_d[] = {2};
+  lfa_fragment c = old_fragment(4, del_c, 2), d = old_fragment(3, del_d, 1);
+  lfa_cell cc = partial(set_c, 2), cd = {LFA_CELL_ALL, NULL};
+  lfa_remap_source old[] = {{&c, &cc}, {&d, &cd}};
+  uint64_t rows[] = {2, 2};
+  lfa_cell out[2];
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, 2, old, 2, &err), &err);
+  assert_int_equal(out[0].kind, LFA_CELL_NONE);
+  assert_int_equal(out[1].kind, LFA_CELL_ALL);
+  free_cells(out, 2);
+  lfa_bitmap_free(cc.rows);
+  lfa_fragment_free(&c);
+  lfa_fragment_free(&d);
+}
+
+/* Across Roaring containers (2^16 values each): 70000 rows, deleted {0},
+ * assigned {65535, 65536, 69999}. Every live offset o moves to k = o - 1:
+ * 65534, 65535, 69998. New fragments of 65535 and 4464 rows (69999 live):
+ * fragment 0 takes k < 65535 -> {65534}; fragment 1 takes k - 65535 ->
+ * {0, 4463}. */
+static void test_FA_REMAP_1_across_containers(void **state) {
+  (void)state;
+  uint32_t del[] = {0}, set[] = {65535, 65536, 69999}, want0[] = {65534}, want1[] = {0, 4463};
+  lfa_fragment a = old_fragment(70000, del, 1);
+  lfa_cell ca = partial(set, 3);
+  lfa_remap_source old[] = {{&a, &ca}};
+  uint64_t rows[] = {65535, 4464};
+  lfa_cell out[2];
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, 2, old, 1, &err), &err);
+  assert_partial(&out[0], want0, 1);
+  assert_partial(&out[1], want1, 2);
+  free_cells(out, 2);
+  lfa_bitmap_free(ca.rows);
+  lfa_fragment_free(&a);
+}
+
+/* Dense (bitset containers): 100000 rows, every even offset assigned
+ * (50000 values), deleted {1}. Offset 0 -> k 0; offset o >= 2 -> k o - 1,
+ * so even o = 2j (j >= 1) lands on the odd k = 2j - 1. New state of one
+ * fragment of 99999 rows: {0} and every odd k up to 99997: 50000 values;
+ * k = 2 (offset 3, odd) and k = 99998 (offset 99999, odd) unassigned. */
+static void test_FA_REMAP_1_dense(void **state) {
+  (void)state;
+  uint32_t del[] = {1};
+  lfa_fragment a = old_fragment(100000, del, 1);
+  lfa_cell ca = {LFA_CELL_PARTIAL, roaring_bitmap_from_range(0, 100000, 2)};
+  lfa_remap_source old[] = {{&a, &ca}};
+  uint64_t rows[] = {99999};
+  lfa_cell out[1];
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, 1, old, 1, &err), &err);
+  assert_int_equal(out[0].kind, LFA_CELL_PARTIAL);
+  assert_int_equal(roaring_bitmap_get_cardinality(out[0].rows), 50000);
+  assert_true(roaring_bitmap_contains(out[0].rows, 0));
+  assert_true(roaring_bitmap_contains(out[0].rows, 1));
+  assert_false(roaring_bitmap_contains(out[0].rows, 2));
+  assert_true(roaring_bitmap_contains(out[0].rows, 3));
+  assert_true(roaring_bitmap_contains(out[0].rows, 99997));
+  assert_false(roaring_bitmap_contains(out[0].rows, 99998));
+  free_cells(out, 1);
+  lfa_bitmap_free(ca.rows);
+  lfa_fragment_free(&a);
+}
+
+/* [FA-REMAP-2] 6 - 2 = 4 live rows cannot fill new fragments of 5 rows. */
+static void test_FA_REMAP_2_row_counts_must_match(void **state) {
+  (void)state;
+  uint32_t del[] = {1, 4}, set[] = {0};
+  lfa_fragment a = old_fragment(6, del, 2);
+  lfa_cell ca = partial(set, 1);
+  lfa_remap_source old[] = {{&a, &ca}};
+  uint64_t rows[] = {5}, zero[] = {4, 0};
+  lfa_cell out[2];
+  lfa_error err = {0};
+  assert_status(lfa_remap_group(out, rows, 1, old, 1, &err), LFA_ERR_USAGE, &err);
+  assert_rule(&err, "FA-REMAP-2");
+  assert_int_equal(out[0].kind, LFA_CELL_NONE);
+  assert_status(lfa_remap_group(out, zero, 2, old, 1, &err), LFA_ERR_USAGE, &err); /* an empty fragment */
+  lfa_bitmap_free(ca.rows);
+  lfa_fragment_free(&a);
+}
+
+/* ---- random groups against the naive mapping --------------------------------------------- */
+
+/* FA-REMAP-1 as written: walk old offsets in group order, skip deleted
+ * ones, and give the k-th live row's state to the k-th new row. */
+static void naive(roaring_bitmap_t **want, const uint64_t *rows, size_t n_new, const lfa_remap_source *old,
+                  size_t n_old) {
+  size_t k = 0;
+  uint64_t j = 0;
+  for (size_t i = 0; i < n_old; i++) {
+    const lfa_fragment *f = old[i].fragment;
+    for (uint64_t o = 0; o < f->physical_rows; o++) {
+      if (f->deleted != NULL && roaring_bitmap_contains(f->deleted, (uint32_t)o)) continue;
+      bool on = old[i].cell->kind == LFA_CELL_ALL ||
+                (old[i].cell->kind == LFA_CELL_PARTIAL && roaring_bitmap_contains(old[i].cell->rows, (uint32_t)o));
+      if (on) roaring_bitmap_add(want[k], (uint32_t)j);
+      if (++j == rows[k]) k++, j = 0;
+    }
+  }
+  assert_int_equal(k, n_new); /* the generator made the shapes agree */
+}
+
+/* A random set below `rows`: sparse, dense, in runs (kept as run
+ * containers, so the remap reads that form too), or empty. */
+static roaring_bitmap_t *random_set(uint64_t *rng, uint64_t rows) {
+  roaring_bitmap_t *b = roaring_bitmap_create();
+  uint64_t kind = tu_rand(rng) % 4;
+  if (kind == 0)
+    for (uint64_t n = tu_rand(rng) % 50; n > 0; n--) roaring_bitmap_add(b, (uint32_t)(tu_rand(rng) % rows));
+  else if (kind == 1)
+    for (uint64_t o = 0; o < rows; o++) {
+      if (tu_rand(rng) % 2) roaring_bitmap_add(b, (uint32_t)o);
+    }
+  else if (kind == 2)
+    for (uint64_t n = tu_rand(rng) % 6; n > 0; n--) {
+      uint64_t from = tu_rand(rng) % rows, len = 1 + tu_rand(rng) % 70000;
+      roaring_bitmap_add_range(b, from, from + len < rows ? from + len : rows);
+    }
+  roaring_bitmap_run_optimize(b);
+  return b;
+}
+
+static uint64_t random_rows(uint64_t *rng) {
+  uint64_t r = tu_rand(rng) % 4;
+  return r == 0 ? 1 + tu_rand(rng) % 8 : r == 1 ? 1 + tu_rand(rng) % 300 : 1 + tu_rand(rng) % 140000;
+}
+
+/* One random group: 1 to 4 old fragments, random states and deletions,
+ * new fragments of random sizes summing to the live rows. */
+static void one_random_group(uint64_t *rng) {
+  enum { MAX_OLD = 4, MAX_NEW = 8 };
+  lfa_fragment frag[MAX_OLD];
+  lfa_cell cell[MAX_OLD];
+  lfa_remap_source old[MAX_OLD];
+  size_t n_old = 1 + (size_t)(tu_rand(rng) % MAX_OLD);
+  uint64_t live = 0;
+  for (size_t i = 0; i < n_old; i++) {
+    uint64_t rows = random_rows(rng);
+    memset(&frag[i], 0, sizeof frag[i]);
+    frag[i].physical_rows = rows;
+    if (tu_rand(rng) % 2) {
+      frag[i].deleted = random_set(rng, rows);
+      roaring_bitmap_remove(frag[i].deleted, 0); /* keep a live row */
+    }
+    uint64_t kind = tu_rand(rng) % 4;
+    cell[i] = (lfa_cell){kind == 0 ? LFA_CELL_NONE : kind == 1 ? LFA_CELL_ALL : LFA_CELL_PARTIAL, NULL};
+    if (cell[i].kind == LFA_CELL_PARTIAL) cell[i].rows = random_set(rng, rows); /* may be empty or full: no matter */
+    old[i] = (lfa_remap_source){&frag[i], &cell[i]};
+    live += rows - (frag[i].deleted ? roaring_bitmap_get_cardinality(frag[i].deleted) : 0);
+  }
+  uint64_t rows[MAX_NEW];
+  size_t n_new = 0;
+  for (uint64_t left = live; left > 0; n_new++) {
+    uint64_t take = n_new == MAX_NEW - 1 ? left : 1 + tu_rand(rng) % left;
+    rows[n_new] = take, left -= take;
+  }
+  lfa_cell out[MAX_NEW];
+  roaring_bitmap_t *want[MAX_NEW];
+  for (size_t k = 0; k < n_new; k++) want[k] = roaring_bitmap_create();
+  naive(want, rows, n_new, old, n_old);
+  lfa_error err = {0};
+  assert_ok(lfa_remap_group(out, rows, n_new, old, n_old, &err), &err);
+  for (size_t k = 0; k < n_new; k++) {
+    uint64_t n = roaring_bitmap_get_cardinality(want[k]);
+    lfa_cell_kind expect = n == 0 ? LFA_CELL_NONE : n == rows[k] ? LFA_CELL_ALL : LFA_CELL_PARTIAL;
+    if (out[k].kind != expect) fail_msg("new fragment %zu: kind %d, naive %d", k, out[k].kind, expect);
+    if (expect == LFA_CELL_PARTIAL && !roaring_bitmap_equals(out[k].rows, want[k]))
+      fail_msg("new fragment %zu of %llu rows differs from the naive mapping", k, (unsigned long long)rows[k]);
+    roaring_bitmap_free(want[k]);
+  }
+  free_cells(out, n_new);
+  for (size_t i = 0; i < n_old; i++) {
+    lfa_bitmap_free(cell[i].rows);
+    lfa_fragment_free(&frag[i]);
+  }
+}
+
+static void test_FA_REMAP_1_random_groups_match_naive(void **state) {
+  (void)state;
+  uint64_t rng = 0x5EED0F5EEDULL;
+  for (int i = 0; i < 120; i++) one_random_group(&rng);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_FA_REMAP_1_two_fragments_by_hand),
+      cmocka_unit_test(test_FA_REMAP_1_group_order),
+      cmocka_unit_test(test_FA_REWRITE_1_canonical_cells),
+      cmocka_unit_test(test_FA_REMAP_1_across_containers),
+      cmocka_unit_test(test_FA_REMAP_1_dense),
+      cmocka_unit_test(test_FA_REMAP_2_row_counts_must_match),
+      cmocka_unit_test(test_FA_REMAP_1_random_groups_match_naive),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
