@@ -120,17 +120,21 @@ check "broken adapter: inv_rows and refusal fail, plain passes" bash -c "$(decla
   ! grep -q ' plain' '$tmp/cmd.out' &&
   outs '3 scenarios against $broken: 1 passed (0 refused as expected), 2 failed, 0 skipped'"
 
-# On the whole suite: exactly the scenarios that request an invalidation fail
-# (the set is read from the scenario files, not from a run), each at a step.
+# On a slice of the suite (a whole run costs a python3 start per scenario):
+# exactly the scenarios that request an invalidation fail, each at a step;
+# the set is read from the scenario files, not from a run.
+slice="--filter update_* --filter div_*invalidation* --filter compact_* --filter delete_*"
 check "broken adapter on the suite: the scenarios with invalidations fail, no other" bash -c "
-  '$lfa' conformance --adapter '$broken' >'$tmp/suite.out'; test \$? -eq 1 &&
+  '$lfa' conformance --adapter '$broken' $slice >'$tmp/suite.out'; test \$? -eq 1 &&
   python3 -c '
-import glob, json, re
-want = {d[\"name\"] for d in map(json.load, map(open, glob.glob(\"conformance/scenarios/*.json\")))
-        if any(s.get(\"invalidate\") for s in d[\"steps\"])}
+import fnmatch, glob, json, re
+pats = \"$slice\".split()[1::2]
+docs = [d for d in map(json.load, map(open, glob.glob(\"conformance/scenarios/*.json\")))
+        if any(fnmatch.fnmatch(d[\"name\"], p) for p in pats)]
+want = {d[\"name\"] for d in docs if any(s.get(\"invalidate\") for s in d[\"steps\"])}
 lines = [l for l in open(\"$tmp/suite.out\") if l.startswith(\"FAIL\")]
 got = {l.split()[1].rstrip(\":\") for l in lines}
-assert want and got == want, (sorted(want - got), sorted(got - want))
+assert want and len(docs) > len(want) and got == want, (sorted(want - got), sorted(got - want))
 assert all(re.search(r\": fail: (setup|step [0-9]+) \\(\", l) for l in lines), lines
 '"
 
