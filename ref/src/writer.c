@@ -948,20 +948,28 @@ static void set_base(bool shallow, Lance__Table__DataFile *f, uint32_t id) {
 }
 
 /* Copies the source object at `rel` (resolved through `a`) to the same
- * relative path of the clone [FA-CLONE-2] [FA-CLONE-3]. An object two
- * descriptors share is copied once (by path, as upstream dedups). */
+ * relative path of the clone [FA-CLONE-2]. An object two descriptors share
+ * is copied once (by path, as upstream dedups). A path already holding
+ * other bytes (two sources' objects under one relative path) is refused:
+ * a deep clone never overwrites a copied object [FA-CLONE-3], and one path
+ * never names two objects [FA-STORE-8]. */
 static lfa_status copy_object(const lfa_writer *w, const clone_draft *c, lfa_anchor a, bool need_root,
                               const char *subdir, const char *rel, lfa_error *err) {
   char from[LFA_PATH_BYTES_MAX], to[LFA_PATH_BYTES_MAX], rel_to[LFA_PATH_BYTES_MAX];
-  struct stat info;
-  lfa_buf bytes = {0};
+  lfa_buf bytes = {0}, there = {0};
   lfa_status st = lfa_path_resolve(from, sizeof from, c->src_dir, c->src->file.manifest, a, need_root, subdir, rel, err);
   if (st == LFA_OK && subdir[0] != '\0') st = lfa_fs_join(rel_to, sizeof rel_to, subdir, rel, err);
   if (st == LFA_OK) st = lfa_fs_join(to, sizeof to, w->dir, subdir[0] != '\0' ? rel_to : rel, err);
-  if (st != LFA_OK || stat(to, &info) == 0) return st;
-  st = lfa_fs_read(&bytes, from, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK) st = lfa_fs_write_new(to, bytes.data, bytes.len, err);
+  if (st == LFA_OK) st = lfa_fs_read(&bytes, from, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK && lfa_fs_exists(to)) {
+    st = lfa_fs_read(&there, to, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+    if (st == LFA_OK && (there.len != bytes.len || (bytes.len > 0 && memcmp(there.data, bytes.data, bytes.len) != 0)))
+      st = lfa_fail(err, LFA_ERR_USAGE, "FA-CLONE-3", "the clone already holds another object at this path");
+  } else if (st == LFA_OK) {
+    st = lfa_fs_write_new(to, bytes.data, bytes.len, err);
+  }
   lfa_buf_free(&bytes);
+  lfa_buf_free(&there);
   if (st != LFA_OK) lfa_error_prefix(err, "copying %s", rel);
   return st;
 }
@@ -996,12 +1004,34 @@ static lfa_status clone_fragment(clone_draft *c, lfa_writer *w, size_t i, size_t
   return copy_object(w, c, (lfa_anchor){has, src->deletion_file->base_id}, false, "_deletions", rel, err);
 }
 
+/* The decoded root of the source's tracked field s. */
+static lfa_status source_root(const lfa_root **out, const clone_draft *c, size_t s, lfa_error *err) {
+  int32_t id = c->src->file.manifest->field_assignment_states[s]->field_id;
+  size_t t = lfa_snapshot_tracked(c->src, id);
+  *out = t == SIZE_MAX ? NULL : c->src->tracked[t].root;
+  return *out ? LFA_OK : lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", id);
+}
+
+/* The partial of entry `e`, or NULL. `partial` shares a oneof with
+ * `all_assigned`: it is a pointer only when the state case says so. */
+static const Lance__Table__FieldAssignmentFile *partial_of(const lfa_root_entry *e) {
+  return e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL ? e->partial : NULL;
+}
+
+/* Does a partial of `r` name a base of its own? Its copy in a deep clone is
+ * local, so the root's bytes must change to say so [FA-CLONE-3]. */
+static bool lists_own_base(const lfa_root *r) {
+  for (size_t k = 0; k < r->n_fragments; k++)
+    if (partial_of(r->fragments[k]) != NULL && partial_of(r->fragments[k])->has_base_id) return true;
+  return false;
+}
+
 /* Tracked field s: shallow, the root keeps its path and size and gets the
- * source base unless it has one [FA-CLONE-1]; deep, the root and its
- * partials are copied to the same relative paths and the descriptor loses
- * its base [FA-CLONE-2]. A root whose partials name a base of their own
- * would have to change [FA-CLONE-3]: that is refused (this writer never
- * writes one). */
+ * source base unless it has one [FA-CLONE-1]; deep, the descriptor loses
+ * its base and every partial is copied to its relative path, read through
+ * its own base or else the root's (FA-STORE-6) [FA-CLONE-2]. The root is
+ * copied to its path too, unless a partial names its own base: that root
+ * changes, and localize_root writes it once every copy is made. */
 static lfa_status clone_state(clone_draft *c, lfa_writer *w, size_t s, lfa_error *err) {
   const Lance__Table__FieldAssignmentState *src = c->src->file.manifest->field_assignment_states[s];
   c->d.states[s] = *src;
@@ -1015,21 +1045,73 @@ static lfa_status clone_state(clone_draft *c, lfa_writer *w, size_t s, lfa_error
     return LFA_OK;
   }
   root->has_base_id = false, root->base_id = 0;
-  size_t t = lfa_snapshot_tracked(c->src, src->field_id);
-  const lfa_root *r = t == SIZE_MAX ? NULL : c->src->tracked[t].root;
-  lfa_status st = r ? copy_object(w, c, anchor, true, "", src->root->path, err)
-                    : lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", src->field_id);
+  const lfa_root *r = NULL;
+  lfa_status st = source_root(&r, c, s, err);
   for (size_t k = 0; st == LFA_OK && k < r->n_fragments; k++) {
-    /* `partial` shares a union with `all_assigned`: read it only for a partial entry */
-    const lfa_root_entry *e = r->fragments[k];
-    const Lance__Table__FieldAssignmentFile *p =
-        e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL ? e->partial : NULL;
+    const Lance__Table__FieldAssignmentFile *p = partial_of(r->fragments[k]);
     if (p == NULL) continue;
-    if (p->has_base_id)
-      return lfa_fail(err, LFA_ERR_USAGE, "FA-CLONE-3", "field %d: root %s lists a partial with its own base",
-                      src->field_id, src->root->path);
-    st = copy_object(w, c, anchor, true, "", p->path, err);
+    lfa_anchor own = p->has_base_id ? (lfa_anchor){true, p->base_id} : anchor;
+    st = copy_object(w, c, own, true, "", p->path, err);
   }
+  if (st == LFA_OK && !lists_own_base(r)) st = copy_object(w, c, anchor, true, "", src->root->path, err);
+  return st;
+}
+
+enum { FRESH_PATH_ATTEMPTS = 8 };
+
+/* A root path for field `id` that nothing in the clone holds: copied
+ * objects keep their names, and this writer's generator may draw the
+ * uuids the source's writer drew (same seed). */
+static lfa_status fresh_root_path(char *rel, size_t cap, lfa_writer *w, int32_t id, lfa_error *err) {
+  char path[LFA_PATH_BYTES_MAX], uuid[37];
+  for (int attempt = 0; attempt < FRESH_PATH_ATTEMPTS; attempt++) {
+    next_uuid(w, uuid);
+    snprintf(rel, cap, "_field_assignments/roots/%" PRId32 "/%s.root", id, uuid);
+    lfa_status st = lfa_fs_join(path, sizeof path, w->dir, rel, err);
+    if (st != LFA_OK || !lfa_fs_exists(path)) return st;
+  }
+  return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "no fresh root path for field %d in %d attempts", id,
+                  FRESH_PATH_ATTEMPTS);
+}
+
+/* [FA-CLONE-3] The deep clone's root of tracked field s when the source's
+ * lists a partial with a base of its own: the same entries, every partial
+ * without a base_id (its copy is local now), written as a new object at a
+ * fresh path, never over the copy of a source object [FA-STORE-8]. The
+ * entries are shallow copies of the source's; nothing else changes. */
+static lfa_status localize_root(clone_draft *c, lfa_writer *w, size_t s, const lfa_root *r, lfa_error *err) {
+  size_t n = r->n_fragments + 1;
+  lfa_root local = *r;
+  lfa_root_entry *entries = calloc(n, sizeof *entries), **list = calloc(n, sizeof *list);
+  Lance__Table__FieldAssignmentFile *partials = calloc(n, sizeof *partials);
+  lfa_buf bytes = {0};
+  const stored_object *obj = NULL;
+  int32_t id = c->d.states[s].field_id;
+  char rel[REL_PATH_CAP];
+  lfa_status st = entries && list && partials ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t k = 0; st == LFA_OK && k < r->n_fragments; k++) {
+    entries[k] = *r->fragments[k];
+    if (partial_of(&entries[k]) != NULL) {
+      partials[k] = *entries[k].partial;
+      partials[k].has_base_id = false, partials[k].base_id = 0;
+      entries[k].partial = &partials[k];
+    }
+    list[k] = &entries[k];
+  }
+  local.fragments = list;
+  if (st == LFA_OK) st = lfa_root_encode(&bytes, &local, err);
+  if (st == LFA_OK) st = fresh_root_path(rel, sizeof rel, w, id, err);
+  if (st == LFA_OK) st = within_limit(bytes.len, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, "size in bytes", rel, err);
+  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
+  stored_object o = {OBJECT_ROOT, id, 0, fnv1a(bytes.data, bytes.len), {0}, NULL};
+  if (st == LFA_OK) st = remember_object(&obj, w, o, &bytes, rel, err);
+  if (st == LFA_OK) {
+    c->d.roots[s].path = obj->path;
+    c->d.roots[s].has_size_bytes = obj->bytes.len > 0, c->d.roots[s].size_bytes = obj->bytes.len;
+  }
+  lfa_buf_free(&bytes);
+  free(entries), free(list), free(partials);
+  if (st != LFA_OK) lfa_error_prefix(err, "field %d", id);
   return st;
 }
 
@@ -1084,6 +1166,11 @@ static lfa_status clone_commit(clone_draft *c, lfa_writer *w, const Lance__Table
   size_t file_at = 0;
   for (size_t i = 0; st == LFA_OK && i < src->n_fragments; i++) st = clone_fragment(c, w, i, &file_at, err);
   for (size_t s = 0; st == LFA_OK && s < src->n_field_assignment_states; s++) st = clone_state(c, w, s, err);
+  for (size_t s = 0; st == LFA_OK && c->deep && s < src->n_field_assignment_states; s++) {
+    const lfa_root *r = NULL;
+    st = source_root(&r, c, s, err);
+    if (st == LFA_OK && lists_own_base(r)) st = localize_root(c, w, s, r, err);
+  }
   c->d.m.fragments = c->d.frag_list, c->d.m.field_assignment_states = c->d.state_list;
   if (st == LFA_OK) st = write_commit(&c->d, w, txn, err);
   return st;

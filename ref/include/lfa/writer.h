@@ -43,11 +43,14 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
  * transaction. Shallow [FA-CLONE-1]: nothing is copied; base_paths gets an
  * entry {next free id, is_dataset_root, source_dir}, and every root
  * descriptor, data file and deletion file without a base_id gets that id
- * (partials inherit their root's, FA-STORE-6). Deep [FA-CLONE-2]
- * [FA-CLONE-3]: every root, partial and deletion file is copied to the same
- * relative path, and no base_id or base path is left (no `.lance` file
- * exists to copy). Either way the manifest is the source's otherwise:
- * fragments, schema, row ids, overlays, counters.
+ * (partials inherit their root's, FA-STORE-6). Deep [FA-CLONE-2]: every
+ * partial and deletion file is copied to the same relative path, and no
+ * base_id or base path is left (no `.lance` file exists to copy); a root
+ * is copied to its path too, unless it lists a partial with a base_id of
+ * its own: that root must change, and is written anew at a fresh path
+ * with the partials' base_ids cleared [FA-CLONE-3]. A copy never replaces
+ * an object already in the clone. Either way the manifest is the source's
+ * otherwise: fragments, schema, row ids, overlays, counters.
  * The returned writer is sealed: commits after a clone's first version
  * (FA-CLONE-4: local objects reusing the source's by base_id) are not
  * implemented, and lfa_writer_commit refuses them.
