@@ -9,6 +9,7 @@
 #include "disk_util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +18,9 @@
 #include "lfa/dataset.h"
 #include "lfa/history.h"
 #include "lfa/table.h"
+#include "lfa/verify.h"
+#include "lfa/manifest.h"
+#include "lfa/limits.h"
 
 #define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
 
@@ -231,8 +235,9 @@ static void check_bases(const char *dir, bool deep, const char *source_dir) {
     assert_int_equal(snap.tracked[i].root_file->has_base_id, !deep);
     if (!deep) assert_int_equal(snap.tracked[i].root_file->base_id, 1);
     for (size_t k = 0; k < snap.tracked[i].root->n_fragments; k++) {
-      const Lance__Table__FieldAssignmentFile *p = snap.tracked[i].root->fragments[k]->partial;
-      if (p != NULL) assert_false(p->has_base_id); /* partials inherit their root's base */
+      const lfa_root_entry *e = snap.tracked[i].root->fragments[k]; /* `partial` shares a union */
+      if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL)
+        assert_false(e->partial->has_base_id); /* partials inherit their root's base */
     }
   }
   const Lance__Table__Transaction *t = snap.transaction;
@@ -296,6 +301,63 @@ static void test_FA_CLONE_1_and_2_clones_on_disk(void **state) {
   }
 }
 
+/* Error findings of `rule` in the verification of `dir`. */
+static size_t findings_of(const char *dir, const char *rule) {
+  lfa_verify_result res;
+  lfa_error err = {0};
+  assert_ok(lfa_verify_dataset(&res, dir, NULL, &err), &err);
+  size_t n = 0;
+  for (size_t i = 0; i < res.findings.count; i++)
+    n += res.findings.items[i].severity == LFA_SEVERITY_ERROR && strcmp(res.findings.items[i].rule, rule) == 0;
+  lfa_verify_result_free(&res);
+  return n;
+}
+
+/* A deep clone whose descriptor still names a base has not copied what it
+ * references [FA-CLONE-2]: the verifier says so, once per such descriptor.
+ * The clone as written names none (the control). */
+static void test_FA_CLONE_2_deep_clone_naming_a_base_is_reported(void **state) {
+  (void)state;
+  scratch s;
+  lfa_history src, deep;
+  scratch_make(&s);
+  clone_source(&src, s.src, false);
+  clone_ok(&deep, &src, s.deep, true);
+  assert_int_equal(findings_of(s.deep, "FA-CLONE-2"), 0);
+  char path[LFA_PATH_BYTES_MAX];
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  lfa_manifest_file mf;
+  snprintf(path, sizeof path, "%s/_versions/1.manifest", s.deep);
+  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
+  assert_true(mf.manifest->n_field_assignment_states >= 1);
+  Lance__Table__FieldAssignmentFile *root = mf.manifest->field_assignment_states[0]->root;
+  /* still read through a base: one naming the clone's own directory, so the
+   * objects resolve (the version loads) and only the base is wrong */
+  char abs[PATH_MAX];
+  assert_non_null(realpath(s.deep, abs));
+  Lance__Table__BasePath base = LANCE__TABLE__BASE_PATH__INIT, *bases[] = {&base};
+  base.id = 1, base.is_dataset_root = true, base.path = abs;
+  root->has_base_id = true, root->base_id = 1;
+  size_t n_bases = mf.manifest->n_base_paths;
+  Lance__Table__BasePath **kept = mf.manifest->base_paths;
+  mf.manifest->n_base_paths = 1, mf.manifest->base_paths = bases;
+  b.len = 0;
+  assert_ok(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, &err), &err);
+  mf.manifest->n_base_paths = n_bases, mf.manifest->base_paths = kept; /* freed by its owner */
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(findings_of(s.deep, "FA-CLONE-2"), 1);
+  lfa_manifest_file_free(&mf);
+  lfa_buf_free(&b);
+  lfa_history_close(&src);
+  lfa_history_close(&deep);
+  scratch_remove(&s);
+}
+
 static void test_clone_refusals(void **state) {
   (void)state;
   scratch s;
@@ -322,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_overlays_are_kept_until_compaction),
       cmocka_unit_test(test_FA_CLONE_1_and_2_clones_on_disk),
       cmocka_unit_test(test_clone_refusals),
+      cmocka_unit_test(test_FA_CLONE_2_deep_clone_naming_a_base_is_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

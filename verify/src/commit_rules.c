@@ -46,6 +46,38 @@ void vf_check_copy_sidecar(const vf_ctx *c, const vf_version *n, const Txn *t) {
                    s->n_row_changes, s->n_fragment_states, s->n_transfers);
 }
 
+/* ---- FA-CLONE-2 ----------------------------------------------------------------------------- */
+
+/* A deep clone owns every object it references: no descriptor and no
+ * partial may still reach another dataset through a base. */
+static bool is_partial(const lfa_root_entry *e);
+
+void vf_check_deep_clone(const vf_ctx *c, const vf_version *n) {
+  const Lance__Table__Manifest *m = n->snap.file.manifest;
+  for (size_t i = 0; m != NULL && i < m->n_field_assignment_states; i++) { /* from the manifest: even unloadable */
+    const AssignmentFile *root = m->field_assignment_states[i]->root;
+    lfa_where w = at_field(n, m->field_assignment_states[i]->field_id);
+    w.file = root ? root->path : NULL;
+    if (root != NULL && root->has_base_id)
+      lfa_findings_add(c->findings, &w, "FA-CLONE-2", LFA_SEVERITY_ERROR,
+                       "a deep clone's root still names base_id %" PRIu32 ": its objects must be its own copies",
+                       root->base_id);
+  }
+  for (size_t i = 0; i < n->snap.n_tracked; i++) { /* the partials of the roots that loaded */
+    const lfa_tracked_field *f = &n->snap.tracked[i];
+    for (size_t k = 0; f->root != NULL && k < f->root->n_fragments; k++) {
+      const lfa_root_entry *e = f->root->fragments[k];
+      if (!is_partial(e) || !e->partial->has_base_id) continue;
+      lfa_where w = at_field(n, f->field_id);
+      w.has_fragment = true, w.fragment_id = e->fragment_id, w.file = e->partial->path;
+      lfa_findings_add(c->findings, &w, "FA-CLONE-2", LFA_SEVERITY_ERROR,
+                       "a deep clone's partial still names base_id %" PRIu32 " (FA-CLONE-3: the root that lists it "
+                       "must be rewritten at a fresh path without it)",
+                       e->partial->base_id);
+    }
+  }
+}
+
 /* ---- FA-ID-1, FA-ID-3 ----------------------------------------------------------------------- */
 
 static bool same_text(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }

@@ -75,6 +75,8 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
  * object reuse [FA-STORE-10] [FA-STORE-11] [FA-STORE-12], UpdateBases
  * [FA-META-2]. Findings only: memory failures are recorded in the list. */
 void vf_check_copy_sidecar(const vf_ctx *c, const vf_version *n, const Lance__Table__Transaction *t);
+/* vf_check_deep_clone: a deep clone's descriptors and partials name no base [FA-CLONE-2]. */
+void vf_check_deep_clone(const vf_ctx *c, const vf_version *n);
 void vf_check_commit_rules(const vf_ctx *c, const vf_version *p, const vf_version *n,
                            const Lance__Table__Transaction *t);
 

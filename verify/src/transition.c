@@ -574,6 +574,7 @@ lfa_status vf_check_commit(const vf_ctx *c, const vf_version *p, const vf_versio
   }
   bool copy = is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_RESTORE) || is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_CLONE);
   if (copy) vf_check_copy_sidecar(c, n, t); /* [FA-TXN-15] */
+  if (is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_CLONE) && !t->clone->is_shallow) vf_check_deep_clone(c, n);
   if (is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_RESTORE))
     return check_copy_of(c, n, c->dir, t->restore->version, "FA-RESTORE-1", err);
   if (is_op(t, LANCE__TABLE__TRANSACTION__OPERATION_CLONE))
