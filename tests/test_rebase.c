@@ -196,15 +196,16 @@ static void test_FA_CONC_7_initialization_racing_an_append(void **state) {
   lfa_history_close(&h);
 }
 
-/* Two writers that read version 2 name their first data file alike: the
- * append (committed as 3) and the compaction (committed as 4) both hold a
- * fragment whose first file is v3-0.lance. The invalidation of key 1, read
- * at 2, is mapped through the compaction's group (FA-REMAP-1): key 1 is the
- * group's first live old row (fragment 0, offset 0), so it lands on the
- * first row of the compaction's new fragment, which holds key 1, never on
- * the carried appended fragment with the same path (which holds 7 and 8).
+/* Three writers read version 2: an append of 7, 8 (committed as 3, first
+ * file v3-0.lance), a compaction of fragments 0 and 1 (committed as 4,
+ * v4-0.lance: named after the version it commits as, not after the read
+ * version the append shares, FA-LANCE-20) and an invalidation of key 1.
+ * The invalidation is mapped through the compaction's group (FA-REMAP-1):
+ * key 1 is the group's first live old row (fragment 0, offset 0), so it
+ * lands on the first row of the compaction's new fragment, found by its
+ * first file, which holds key 1; never on the appended fragment (7, 8).
  * emb was written on 1..6 (setup) and 7, 8 are appended storing it. */
-static void test_FA_CONC_4_remap_skips_a_carried_fragment_with_the_same_path(void **state) {
+static void test_FA_CONC_4_remap_finds_the_compacted_fragment_by_its_file(void **state) {
   (void)state;
   lfa_history h;
   lfa_error err = {0};
@@ -215,6 +216,10 @@ static void test_FA_CONC_4_remap_skips_a_carried_fragment_with_the_same_path(voi
   lfa_request inv = invalidate((const uint64_t[]){1}, 1);
   assert_ok(lfa_history_apply(&h, &ap, 2, &err), &err);
   assert_ok(lfa_history_apply(&h, &compact, 2, &err), &err);
+  const lfa_table *four = lfa_history_version(&h, 4);
+  assert_int_equal(four->n_fragments, 2); /* the appended fragment 2, then the compacted one */
+  assert_string_equal(four->fragments[0].files[0].path, "v3-0.lance");
+  assert_string_equal(four->fragments[1].files[0].path, "v4-0.lance");
   assert_ok(lfa_history_apply(&h, &inv, 2, &err), &err);
   assigned(got, sizeof got, lfa_history_head(&h));
   assert_string_equal(got, "2 3 4 5 6 7 8 ");
@@ -270,7 +275,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_4_invalidation_after_compaction),
       cmocka_unit_test(test_FA_CONC_5_compaction_after_invalidation),
       cmocka_unit_test(test_FA_CONC_7_initialization_racing_an_append),
-      cmocka_unit_test(test_FA_CONC_4_remap_skips_a_carried_fragment_with_the_same_path),
+      cmocka_unit_test(test_FA_CONC_4_remap_finds_the_compacted_fragment_by_its_file),
       cmocka_unit_test(test_FA_CONC_7_insert_that_keeps_the_row_count),
       cmocka_unit_test(test_merge_after_an_append_is_retryable),
   };

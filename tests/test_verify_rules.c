@@ -9,7 +9,8 @@
  * FA-META-2 (UpdateBases keeps the bases N's objects are read through),
  * FA-TXN-7 (an undecodable sidecar is reported as such), FA-STORE-10 (the
  * control of FA-STORE-12 rewrites a root with unchanged entries: a warning
- * only). */
+ * only), FA-LANCE-20 (a data file listed twice, by two fragments or by one;
+ * the same path under another base is another file). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -364,6 +365,98 @@ static void test_FA_TXN_7_control_other_field_broken(void **state) {
   remove_place(&p);
 }
 
+/* ---- FA-LANCE-20 --------------------------------------------------------------------------- */
+
+/* Data file `from` becomes `to` (no longer, so it is written in place) in
+ * the fragments of `fs`; with `base`, it is read through base 1. */
+static void rename_in(Lance__Table__DataFragment **fs, size_t n, const char *from, const char *to, bool base) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < fs[i]->n_files; k++) {
+      Lance__Table__DataFile *f = fs[i]->files[k];
+      if (strcmp(f->path, from) != 0) continue;
+      assert_true(strlen(to) <= strlen(f->path));
+      strcpy(f->path, to);
+      if (base) f->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID, f->base_id = 1;
+    }
+}
+
+/* Version 2 of the source (the update writing emb on keys 2 and 4: fragment
+ * 0 gains v2-0.lance, fragment 1 v2-1.lance) renames data file `from` to
+ * `to`, in its manifest and in the fragments its Update restates. With
+ * `base`, the renamed file lives in another dataset, base 1, which
+ * base_paths gains (feature bit 16, as Lance sets for base paths). */
+static void rename_data_file(const place *p, const char *from, const char *to, bool base) {
+  lfa_history h;
+  lfa_manifest_file mf;
+  write_source(&h, p->source, false);
+  lfa_history_close(&h);
+  open_manifest(&mf, p->source, 2);
+  Manifest *m = mf.manifest;
+  Txn *t = mf.transaction;
+  assert_int_equal(t->operation_case, LANCE__TABLE__TRANSACTION__OPERATION_UPDATE);
+  rename_in(m->fragments, m->n_fragments, from, to, base);
+  rename_in(t->update->updated_fragments, t->update->n_updated_fragments, from, to, base);
+  Lance__Table__BasePath other = LANCE__TABLE__BASE_PATH__INIT, *bases[] = {&other};
+  other.id = 1, other.is_dataset_root = true, other.path = (char *)"/lfa-tests/another-dataset";
+  assert_int_equal(m->n_base_paths, 0);
+  if (base) {
+    m->base_paths = bases, m->n_base_paths = 1;
+    m->reader_feature_flags |= 16, m->writer_feature_flags |= 16;
+  }
+  char *uuid = t->uuid; /* the transaction's: write_version_2 sets another */
+  write_version_2(p->source, m, t);
+  t->uuid = uuid;
+  m->base_paths = NULL, m->n_base_paths = 0; /* the local array: not the manifest's to free */
+  lfa_manifest_file_free(&mf);
+}
+
+/* Fragments 0 and 1 both list v2-0.lance: one finding, at fragment 1. */
+static void test_FA_LANCE_20_two_fragments_list_one_file(void **state) {
+  (void)state;
+  place p;
+  make_place(&p);
+  rename_data_file(&p, "v2-1.lance", "v2-0.lance", false);
+  expect_errors(p.source, "FA-LANCE-20", 1);
+  lfa_verify_result r = verify(p.source);
+  for (size_t i = 0; i < r.findings.count; i++)
+    if (strcmp(r.findings.items[i].rule, "FA-LANCE-20") == 0) {
+      assert_true(r.findings.items[i].has_fragment);
+      assert_int_equal(r.findings.items[i].fragment_id, 1);
+      assert_non_null(strstr(r.findings.items[i].message, "'v2-0.lance' is listed by fragment 0 and fragment 1"));
+    }
+  lfa_verify_result_free(&r);
+  remove_place(&p);
+}
+
+/* Fragment 0 lists v2-0.lance twice: its old file (id), renamed after the
+ * one the update adds (emb). (Renaming the added file instead would hide
+ * the update's write from the verifier, which finds it as the file P's
+ * fragment does not list.) */
+static void test_FA_LANCE_20_one_fragment_lists_a_file_twice(void **state) {
+  (void)state;
+  place p;
+  make_place(&p);
+  rename_data_file(&p, "v1-0.lance", "v2-0.lance", false);
+  expect_errors(p.source, "FA-LANCE-20", 1);
+  lfa_verify_result r = verify(p.source);
+  for (size_t i = 0; i < r.findings.count; i++)
+    if (strcmp(r.findings.items[i].rule, "FA-LANCE-20") == 0)
+      assert_non_null(strstr(r.findings.items[i].message, "'v2-0.lance' is listed twice by fragment 0"));
+  lfa_verify_result_free(&r);
+  remove_place(&p);
+}
+
+/* The control: fragment 1's v2-0.lance is another dataset's file (base 1):
+ * one path, two files, no finding. */
+static void test_FA_LANCE_20_control_same_path_on_another_base(void **state) {
+  (void)state;
+  place p;
+  make_place(&p);
+  rename_data_file(&p, "v2-1.lance", "v2-0.lance", true);
+  expect_errors(p.source, NULL, 0);
+  remove_place(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_STORE_12_reused_bitmap_keeps_its_base),
@@ -372,6 +465,9 @@ int main(void) {
       cmocka_unit_test(test_FA_META_2_control_new_base),
       cmocka_unit_test(test_FA_TXN_7_sidecar_in_txn_file),
       cmocka_unit_test(test_FA_TXN_7_control_other_field_broken),
+      cmocka_unit_test(test_FA_LANCE_20_two_fragments_list_one_file),
+      cmocka_unit_test(test_FA_LANCE_20_one_fragment_lists_a_file_twice),
+      cmocka_unit_test(test_FA_LANCE_20_control_same_path_on_another_base),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1503,16 +1503,29 @@ static void div_fragment_state_only_created_fragments(const char *dir) {
   edit_version(dir, 3, state_for_existing_fragment);
 }
 
+/* Fragment 3's first file becomes v3-0.lance under base 1, another
+ * dataset: one path, two files (FA-LANCE-20 holds), which a path alone
+ * cannot tell apart. */
 static void same_first_path(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = fragment(mf->manifest, 3), *twin = txn_twin(mf->transaction, f);
+  Manifest *m = mf->manifest;
+  Lance__Table__BasePath base = LANCE__TABLE__BASE_PATH__INIT;
+  base.id = 1, base.is_dataset_root = true, base.path = (char *)"/lfa-conformance/other-dataset";
+  PUSH(m->base_paths, m->n_base_paths, clone_msg(&base));
+  m->reader_feature_flags |= FLAG_BASE_PATHS, m->writer_feature_flags |= FLAG_BASE_PATHS;
+  Fragment *f = fragment(m, 3), *twin = txn_twin(mf->transaction, f);
   set_string(&f->files[0]->path, "v3-0.lance");
-  if (twin != NULL) set_string(&twin->files[0]->path, "v3-0.lance");
+  f->files[0]->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID, f->files[0]->base_id = 1;
+  if (twin != NULL) {
+    set_string(&twin->files[0]->path, "v3-0.lance");
+    twin->files[0]->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID, twin->files[0]->base_id = 1;
+  }
   add_fragment_state(mf->transaction, "v3-0.lance", EMB, STATE_ALL);
 }
 
 /* [FA-TXN-13] The append of version 3 creates fragments 2 and 3, whose
- * first data files are both v3-0.lance, and states emb for that path. */
+ * first data files are both at path v3-0.lance (fragment 3's under another
+ * base), and states emb for that path. */
 static void div_fragment_state_ambiguous_path_rejected(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB, &APPEND_ID_EMB_TWO);
   edit_version(dir, 3, same_first_path);
@@ -2106,7 +2119,8 @@ static const dataset INVALID[] = {
     D(div_fragment_state_only_created_fragments, "FA-TXN-13", "an append's FragmentState names an existing fragment",
       "_versions/3.manifest, .txn"),
     D(div_fragment_state_ambiguous_path_rejected, "FA-TXN-13",
-      "a FragmentState path that is the first data file of two created fragments", "_versions/3.manifest, .txn"),
+      "a FragmentState path that is the first data file path of two created fragments, on two bases",
+      "_versions/3.manifest, .txn"),
     D(div_created_fragment_requires_state, "FA-TXN-14",
       "a column update inserting a fragment without FragmentStates (FA-UPDATE-4)", "_versions/3.manifest, .txn"),
     D(div_sidecar_on_restore_rejected, "FA-TXN-15", "a Restore carrying a sidecar", "_versions/4.manifest, .txn"),

@@ -45,11 +45,16 @@ lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t re
   lfa_change change;
   lfa_table n;
   const lfa_table *source = NULL;
-  lfa_status st = lfa_mutate(&change, lfa_history_version(h, r), req, err);
+  /* [FA-LANCE-20] built to become head + 1, whatever it read: a change
+   * read at R names its files after the version it commits as, never
+   * after R + 1, which a concurrent change read at R has taken */
+  lfa_request built = *req;
+  built.new_version = head + 1;
+  lfa_status st = lfa_mutate(&change, lfa_history_version(h, r), &built, err);
   if (st != LFA_OK) return st;
-  if (r != head) st = lfa_rebase(&change, req, h->versions, h->changes, r, head, err);
+  if (r != head) st = lfa_rebase(&change, &built, h->versions, h->changes, r, head, err);
   if (st == LFA_OK) st = grow(h, err); /* before any pointer into versions is taken */
-  if (st == LFA_OK) st = source_of(&source, h, req, r, err);
+  if (st == LFA_OK) st = source_of(&source, h, &built, r, err);
   if (st == LFA_OK) st = lfa_commit(&n, lfa_history_head(h), &change, source, err);
   if (st == LFA_OK && h->writer != NULL) {
     st = lfa_writer_commit(h->writer, &n, change.txn, err);

@@ -169,6 +169,8 @@ Sidecar *mut_sidecar(mut *m) {
   return t ? t->field_assignment_transaction : NULL;
 }
 
+/* [FA-LANCE-20] N is committed once per history and k once per change, so
+ * no other data file of the history has this path. */
 const char *mut_file_name(mut *m) {
   char name[64];
   snprintf(name, sizeof name, "v%" PRIu64 "-%u.lance", m->version, m->files++);
@@ -370,7 +372,12 @@ lfa_status lfa_mutate(lfa_change *out, const lfa_table *r, const lfa_request *re
   if ((unsigned)req->op >= sizeof OPS / sizeof OPS[0])
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "unknown operation %d", (int)req->op);
   static const lfa_table EMPTY = {0};
-  mut m = {r ? r : &EMPTY, req, out, (r ? r->version : 0) + 1, 0, err};
+  uint64_t read = r ? r->version : 0;
+  /* [FA-LANCE-20] a version at or before R may have named files of R */
+  if (req->new_version != 0 && req->new_version <= read)
+    return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-20", "%s: new version %" PRIu64 " is not after the read version %"
+                    PRIu64, OPS[req->op].name, req->new_version, read);
+  mut m = {r ? r : &EMPTY, req, out, req->new_version ? req->new_version : read + 1, 0, err};
   /* [FA-FLAG-5] every mutation path starts here: none plans against a
    * dataset whose writer word has a bit this writer does not know */
   lfa_status st = r != NULL ? lfa_check_writer_flags(r, err) : LFA_OK;

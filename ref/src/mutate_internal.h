@@ -15,7 +15,7 @@ typedef struct mut {
   const lfa_table *r;
   const lfa_request *req;
   lfa_change *change;
-  uint64_t version;   /* N = R.version + 1 */
+  uint64_t version;   /* N: req->new_version, else R.version + 1 */
   unsigned files;     /* data files named so far */
   lfa_error *err;
 } mut;
@@ -69,7 +69,8 @@ lfa_status mut_invalidated_fields(int32_t **out, size_t *n, mut *m, const lfa_na
 
 Txn *mut_txn(mut *m);
 Sidecar *mut_sidecar(mut *m);
-/* A fresh data file name for version N. */
+/* A fresh data file name for version N: `v{N}-{k}.lance`, k counting the
+ * change's files. Unique in the history, as N is [FA-LANCE-20]. */
 const char *mut_file_name(mut *m);
 /* A data file entry listing `fields`. */
 Lance__Table__DataFile *mut_file_pb(mut *m, const char *path, const int32_t *fields, size_t n);

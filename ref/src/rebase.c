@@ -217,12 +217,10 @@ static bool remap(uint64_t *addr, const lfa_table *before, const lfa_table *afte
     }
   }
   for (size_t j = 0; found && j < g->n_new_fragments; j++) {
-    /* new fragments got their ids at commit: find them in `after` by first file */
+    /* new fragments got their ids at commit: find them in `after` by first
+     * file, a path no other data file of the history has [FA-LANCE-20] */
     for (size_t i = 0; i < after->n_fragments; i++) {
       const lfa_fragment *f = &after->fragments[i];
-      /* only fragments I created: a carried one may have the same first
-       * file path (two writers that read one version name files alike) */
-      if (lfa_table_fragment(before, f->id) != SIZE_MAX) continue;
       if (f->n_files == 0 || g->new_fragments[j]->n_files == 0 ||
           strcmp(f->files[0].path, g->new_fragments[j]->files[0]->path) != 0)
         continue;

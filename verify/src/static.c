@@ -3,7 +3,7 @@
  * Every problem is reported, not only the first [issue 5]. So the manifest
  * rules run here on the protobuf, each on its own: schema ids (FA-LANCE-9),
  * fragments (FA-LANCE-5, FA-LANCE-8, FA-LANCE-12, FA-LANCE-13), data files
- * (FA-LANCE-6, FA-LANCE-15), descriptors (FA-STORE-1 to FA-STORE-4,
+ * (FA-LANCE-6, FA-LANCE-15, FA-LANCE-20), descriptors (FA-STORE-1 to FA-STORE-4,
  * FA-STORE-13), feature bits (FA-FLAG-1 to FA-FLAG-3) and the version field
  * (FA-LANCE-18). Then the shared reader (lfa/dataset.h) opens the snapshot
  * (transaction, deletion files, row ids: one finding when it fails) and
@@ -17,6 +17,7 @@
  * transition checks may use it. Reader limits are reported under
  * FA-LIMIT-2, as warnings, never as violations [FA-VERIFY-6]. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,6 +302,69 @@ static void check_data_files(const vf_ctx *c, const vf_version *v, const Manifes
   free(ids);
 }
 
+/* A data file entry of the manifest: the file, and the fragment listing it. */
+typedef struct file_at {
+  const Lance__Table__DataFile *file;
+  size_t fragment; /* index into Manifest.fragments */
+} file_at;
+
+static bool has_base(const Lance__Table__DataFile *f) {
+  return f->_base_id_case == LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID;
+}
+
+/* By file: base (the dataset root first), then path. */
+static int by_file(const file_at *x, const file_at *y) {
+  if (has_base(x->file) != has_base(y->file)) return has_base(x->file) ? 1 : -1;
+  if (has_base(x->file) && x->file->base_id != y->file->base_id) return x->file->base_id < y->file->base_id ? -1 : 1;
+  return strcmp(x->file->path ? x->file->path : "", y->file->path ? y->file->path : "");
+}
+
+/* Equal files become neighbors, the first holder first. */
+static int by_file_then_fragment(const void *a, const void *b) {
+  const file_at *x = a, *y = b;
+  int cmp = by_file(x, y);
+  return cmp != 0 ? cmp : (x->fragment > y->fragment) - (x->fragment < y->fragment);
+}
+
+/* [FA-LANCE-20] a data file belongs to one fragment: no two entries of the
+ * manifest name one file (a path under one base). One finding per entry
+ * after the first, at its fragment, naming the first holder. Not model
+ * breaking: assignment reads which fields a file lists, not whose it is.
+ * The index holds one entry per DataFile the decoder already allocated,
+ * so its size is bounded by LFA_PROTO_ALLOC_MAX like theirs. */
+static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) n += m->fragments[i]->n_files;
+  file_at *files = malloc((n ? n : 1) * sizeof *files);
+  if (files == NULL) {
+    vf_out_of_memory(c);
+    return;
+  }
+  n = 0;
+  for (size_t i = 0; i < m->n_fragments; i++)
+    for (size_t k = 0; k < m->fragments[i]->n_files; k++) files[n++] = (file_at){m->fragments[i]->files[k], i};
+  qsort(files, n, sizeof *files, by_file_then_fragment);
+  for (size_t i = 1, first = 0; i < n; i++) {
+    if (by_file(&files[first], &files[i]) != 0) {
+      first = i; /* a new file */
+      continue;
+    }
+    uint64_t holder = m->fragments[files[first].fragment]->id, again = m->fragments[files[i].fragment]->id;
+    lfa_where w = at_fragment(v, again);
+    char base[32] = "";
+    if (has_base(files[i].file)) snprintf(base, sizeof base, " (base %u)", (unsigned)files[i].file->base_id);
+    if (files[i].fragment == files[first].fragment)
+      lfa_findings_add(c->findings, &w, "FA-LANCE-20", LFA_SEVERITY_ERROR,
+                       "data file '%s'%s is listed twice by fragment %" PRIu64, files[i].file->path, base, again);
+    else
+      lfa_findings_add(c->findings, &w, "FA-LANCE-20", LFA_SEVERITY_ERROR,
+                       "data file '%s'%s is listed by fragment %" PRIu64 " and fragment %" PRIu64
+                       ": a data file belongs to one fragment",
+                       files[i].file->path, base, holder, again);
+  }
+  free(files);
+}
+
 static bool in_schema(const Manifest *m, int32_t id) {
   for (size_t i = 0; i < m->n_fields; i++)
     if (m->fields[i]->id == id) return true;
@@ -389,6 +453,7 @@ static bool check_manifest(const vf_ctx *c, const vf_version *v, const Manifest 
   broken |= check_schema(c, v, m);
   broken |= check_fragments(c, v, m);
   check_data_files(c, v, m);
+  check_data_file_paths(c, v, m);
   broken |= check_descriptors(c, v, m);
   check_flags(c, v, m);
   return broken;

@@ -28,8 +28,10 @@ typedef struct lfa_history {
 lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err);
 
 /* Builds `req` against version `read_version` (0: the head) and commits it
- * as the next version. LFA_ERR_CONFLICT: a concurrent commit makes it
- * retryable (nothing was committed); LFA_ERR_USAGE: refused. */
+ * as the next version, N = head + 1, which also names what it writes
+ * (req->new_version is set to N: FA-LANCE-20). LFA_ERR_CONFLICT: a
+ * concurrent commit makes it retryable (nothing was committed);
+ * LFA_ERR_USAGE: refused. */
 lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t read_version, lfa_error *err);
 
 /* A new history whose version 1 clones version `version` of `source`

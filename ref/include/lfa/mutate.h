@@ -112,12 +112,23 @@ typedef struct lfa_request {
   /* RESTORE: the version; CLONE: deep or shallow */
   uint64_t version;
   bool deep;
+  /* Every operation: N, the version the change is built to become. It
+   * names what the change writes (see lfa_mutate) and must be after R.
+   * 0: R.version + 1, which is N when R is the head. A committer that
+   * builds against an older R passes its head + 1 (lfa_history_apply
+   * does): changes built against one R and committed one after another
+   * then never name a data file alike [FA-LANCE-20]. */
+  uint64_t new_version;
 } lfa_request;
 
 /* Builds the change `req` asks of R. OWNERSHIP: *out is the caller's
  * (lfa_change_free). Nothing is written anywhere. Naming is deterministic:
- * data files are `v{N}-{k}.lance` and deletion file ids are N, for the
- * version N = R.version + 1 the change is built to create.
+ * data files are `v{N}-{k}.lance` (k counting from 0 in the change) and
+ * deletion file ids are N, for the version N the change is built to
+ * become (req->new_version, else R.version + 1). Lance draws a fresh UUID
+ * per data file instead; what both give is a path no other data file of
+ * the history has [FA-LANCE-20], so that a created fragment is also named
+ * by its first data file alone (FA-TXN-13).
  * Compaction is one Rewrite whose new fragments get their ids at commit
  * (as Lance does with stable row ids; in address mode Lance also commits a
  * ReserveFragments first, which changes no state, FA-META-1). */

@@ -15,7 +15,10 @@
 
 /* `versions[i]` is version i + 1 and `changes[i]` the change that made it;
  * `r` is the read version, `count` the head. `req` is the request `change`
- * was built from (a rebase may rebuild part of it against P). */
+ * was built from (a rebase may rebuild part of it against P). Every change
+ * was built to become the version it made (lfa_request.new_version, as
+ * lfa_history_apply builds them): a fragment one of them created is then
+ * found by its first data file alone [FA-LANCE-20]. */
 lfa_status lfa_rebase(lfa_change *change, const lfa_request *req, const lfa_table *versions,
                       const lfa_change *changes, uint64_t r, uint64_t count, lfa_error *err);
 
