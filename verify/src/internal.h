@@ -48,6 +48,7 @@ void vf_cache_free(vf_cache *c);
 /* What every check needs: where the dataset is and where findings go. */
 typedef struct vf_ctx {
   const char *dir;
+  const lfa_fs *fs; /* where `dir` and every file it names are read */
   lfa_findings *findings;
   const lfa_version_list *versions; /* the listing of `dir` */
   const lfa_object_cache *cache;    /* NULL: every snapshot from scratch (--full) */

@@ -134,7 +134,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   lfa_error e = {0};
   *m = NULL, *raw = NULL;
   lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, c->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
   if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
@@ -512,7 +512,7 @@ static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
  * it is sound. */
 static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
   lfa_error e = {0};
-  if (lfa_snapshot_open_cached(&v->snap, c->dir, entry, c->cache, &e) != LFA_OK) {
+  if (lfa_snapshot_open_fs(&v->snap, c->fs, c->dir, entry, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     report_failure(c, at(v), &e, open_fallback(e.msg));
     return LFA_OK;
@@ -553,7 +553,7 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
 lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,
                            lfa_error *err) {
   lfa_findings ignored = {0};
-  vf_ctx quiet = {dir, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
+  vf_ctx quiet = {dir, c->fs, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
   lfa_status st = vf_check_version(out, &quiet, entry, err);
   lfa_findings_free(&ignored);
   return st;

@@ -49,4 +49,12 @@
 #define LFA_JSON_DEPTH_MAX 64u
 #define LFA_JSON_VALUES_MAX (1u << 20)
 
+/* The in-memory file system (lfa/memfs.h), which the fuzz targets and tests
+ * read and write whole datasets in. Like the JSON limits these belong to
+ * lfa's tools, not to the format (spec/ does not list them): the files it
+ * holds, and the bytes of all of them together. A container (its serialized
+ * form) is bounded by the same two. */
+#define LFA_MEMFS_FILES_MAX 4096u
+#define LFA_MEMFS_BYTES_MAX (64u << 20)
+
 #endif
