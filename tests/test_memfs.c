@@ -156,6 +156,51 @@ static void test_make_dir_claims_once(void **state) {
   lfa_memfs_free(&m);
 }
 
+/* [FA-LANCE-2] a `_versions/` whose names are none of a manifest's: the
+ * listing fails and leaves nothing to free (the fuzz target whole_dataset
+ * found the version list leaked, corpus/whole_dataset/
+ * FA-LANCE-2-versions-without-a-manifest-name.memfs). */
+static void test_FA_LANCE_2_no_version_listed(void **state) {
+  (void)state;
+  lfa_memfs m;
+  lfa_version_list list;
+  lfa_names names;
+  lfa_error err = {0};
+  lfa_memfs_init(&m);
+  assert_ok(put(&m, "_versions/1amfni.est", "LANC", &err), &err);
+  assert_status(lfa_dataset_versions_fs(&list, &names, &m.fs, ".", &err), LFA_ERR_FORMAT, &err);
+  assert_rule(&err, "FA-LANCE-2");
+  assert_null(list.entries);
+  assert_int_equal(list.count, 0);
+  assert_null(names.names);
+  lfa_memfs_free(&m);
+}
+
+/* [FA-OVERLAY-3] [FA-VERIFY-5] an overlay whose coverage bitmap does not
+ * decode is a finding of its version, not a failure of the whole run: the
+ * fuzz target whole_dataset found lfa_verify_dataset giving up on the
+ * history of corpus/whole_dataset/FA-OVERLAY-3-corrupt-coverage-bitmap.memfs
+ * (version 8 names, in fragment 0's overlay, a Roaring container at offset
+ * 8388624 of a 16-byte bitmap). Versions 1 to 9 are still all checked. */
+static void test_FA_OVERLAY_3_corrupt_coverage_is_a_finding(void **state) {
+  (void)state;
+  size_t len = 0;
+  uint8_t *bytes = tu_read_file("corpus/whole_dataset/FA-OVERLAY-3-corrupt-coverage-bitmap.memfs", &len);
+  lfa_memfs m;
+  lfa_verify_result r;
+  lfa_error err = {0};
+  assert_ok(lfa_memfs_decode(&m, bytes, len, &err), &err);
+  assert_ok(lfa_verify_dataset(&r, ".", &(lfa_verify_options){.fs = &m.fs}, &err), &err);
+  assert_int_equal(r.versions_checked, 9);
+  const lfa_finding *f = lfa_findings_find(&r.findings, "FA-BITMAP-2", LFA_SEVERITY_ERROR);
+  assert_non_null(f);
+  assert_int_equal(f->version, 8);
+  assert_non_null(strstr(f->message, "overlay"));
+  lfa_verify_result_free(&r);
+  lfa_memfs_free(&m);
+  free(bytes);
+}
+
 /* ---- the bounds ------------------------------------------------------------------------------ */
 
 static void test_limit_files(void **state) {
@@ -568,6 +613,8 @@ int main(void) {
       cmocka_unit_test(test_FA_STORE_8_write_new_never_replaces),
       cmocka_unit_test(test_list_sorted_children),
       cmocka_unit_test(test_make_dir_claims_once),
+      cmocka_unit_test(test_FA_LANCE_2_no_version_listed),
+      cmocka_unit_test(test_FA_OVERLAY_3_corrupt_coverage_is_a_finding),
       cmocka_unit_test(test_limit_files),
       cmocka_unit_test(test_limit_bytes),
       cmocka_unit_test(test_container_valid),

@@ -30,7 +30,10 @@ lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, cons
   st = lfa_version_list_make(out, (const char *const *)names->names, names->count, err);
   if (st == LFA_OK && out->count == 0)
     st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-2", "%s holds no version manifest", path);
-  if (st != LFA_OK) lfa_fs_names_free(names);
+  if (st != LFA_OK) { /* both freed: the caller owns them only on success */
+    lfa_version_list_free(out);
+    lfa_fs_names_free(names);
+  }
   return st;
 }
 

@@ -520,9 +520,11 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
   bool loaded = false;
   lfa_status st = load_fields(&loaded, v, c, err);
   if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v);
-  if (st == LFA_OK && loaded) {
-    st = lfa_table_from_snapshot(&v->table, &v->snap, err);
-    v->loadable = st == LFA_OK;
+  if (st == LFA_OK && loaded) { /* an overlay the model refuses is a finding, not a failure [FA-VERIFY-5] */
+    lfa_error_clear(&e);
+    if (lfa_table_from_snapshot(&v->table, &v->snap, &e) == LFA_OK) v->loadable = true;
+    else if (e.status == LFA_ERR_NOMEM) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    else report_failure(c, at(v), &e, "FA-OVERLAY-3");
   }
   *c->objects_decoded += v->snap.objects_decoded;
   if (!v->loadable) lfa_snapshot_free(&v->snap); /* nothing uses it: keep memory to one version */

@@ -82,7 +82,7 @@ typedef struct lfa_snapshot {
 
 /* The versions of the dataset at `dir`. `names` keeps the listing the
  * entries point into. OWNERSHIP: free both (lfa_version_list_free,
- * lfa_fs_names_free). */
+ * lfa_fs_names_free); on failure both are left empty. */
 lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err);
 
 /* The same on file system `fs` (lfa/fs.h; NULL: POSIX). Every function of
