@@ -230,16 +230,21 @@ static void sort_unique(lfa_names *out) {
 
 static lfa_status mem_list(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
   const lfa_memfs *m = ctx;
-  char key[LFA_PATH_BYTES_MAX];
+  char key[LFA_PATH_BYTES_MAX + 1]; /* + 1: room for the '/' appended below */
   memset(out, 0, sizeof *out);
   lfa_status st = normalize(key, dir, err);
   if (st != LFA_OK) return st;
   if (is_file(m, key)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: not a directory", dir);
   if (!is_dir_key(m, key)) return missing_ok ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "%s: no such directory", dir);
-  size_t n = strlen(key), skip = n ? n + 1 : 0; /* "<key>/" */
-  for (size_t i = 0; st == LFA_OK && i < m->count; i++) {
+  /* the names below "<key>/" are one run of the sorted entries */
+  size_t n = strlen(key), skip = n ? n + 1 : 0, first = 0;
+  if (n > 0) {
+    key[n] = '/', key[n + 1] = '\0'; /* n < LFA_PATH_BYTES_MAX */
+    first = lower_bound(m, key);
+  }
+  for (size_t i = first; st == LFA_OK && i < m->count; i++) {
     const char *name = m->entries[i].name;
-    if (n > 0 && (strncmp(name, key, n) != 0 || name[n] != '/')) continue;
+    if (n > 0 && strncmp(name, key, n + 1) != 0) break;
     st = push_child(out, name + skip, err);
   }
   if (st != LFA_OK) {
