@@ -523,6 +523,11 @@ static void hand_bitmaps(ctx *c) {
   bm = roaring_bitmap_from_range(65000, 65536, 1);
   emit_run_form(c, K_BITMAP, "FA-BITMAP-1-run-form-run-ending-at-65535.rbm", bm);
   roaring_bitmap_free(bm);
+
+  /* More containers than 16-bit keys: invalid (FA-BITMAP-2), not over a
+   * limit; verifier_faults found it reported as a limit warning. */
+  const uint8_t too_many[8] = {0x3A, 0x30, 0, 0, 0x01, 0x00, 0x01, 0x00}; /* 65537 */
+  emit_expect(c, K_BITMAP, "FA-BITMAP-2-65537-containers.rbm", too_many, sizeof too_many, LFA_ERR_BITMAP);
 }
 
 static void emit_treemap(ctx *c, const char *name, const uint64_t *v, size_t n) {
@@ -560,6 +565,10 @@ static void hand_treemaps(ctx *c) {
   emit_buf(c, K_TREEMAP, "FA-BITMAP-1-treemap-run-form-bucket.treemap", &b);
   roaring_bitmap_free(low);
   roaring_bitmap_free(runs);
+
+  /* 2^64 - 1 buckets in 16 bytes: truncated, not over a limit (FA-LIMIT-2) */
+  const uint8_t huge[16] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  emit_expect(c, K_TREEMAP, "FA-LIMIT-2-treemap-count-past-its-bytes.treemap", huge, sizeof huge, LFA_ERR_TRUNCATED);
 }
 
 static void emit_arrow(ctx *c, const char *name, const roaring_bitmap_t *bm, bool zstd) {
