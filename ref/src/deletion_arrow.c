@@ -657,6 +657,33 @@ static lfa_status read_compression(bool *zstd, const fb_table *rb, lfa_error *er
 }
 
 /* The message the block points at; its body follows the block's metadata. */
+/* The bytes the values buffer may hold once inflated: its length when
+ * raw, the length its prefix declares when compressed (0 when it has none:
+ * inflate_buffer reports that). */
+static uint64_t values_room(const batch *b) {
+  const uint8_t *p = b->body + b->buf_off[VALUES];
+  size_t n = b->buf_len[VALUES];
+  if (!b->zstd) return n;
+  if (n < 8) return 0;
+  int64_t declared = load_i64(p);
+  if (declared == RAW_BUFFER) return n - 8;
+  return declared < 0 ? 0 : (uint64_t)declared;
+}
+
+/* [FA-LIMIT-2] A batch is over the row limit only when its values buffer
+ * could hold its rows (4 bytes each): one that cannot is malformed whatever
+ * its length says, and a verifier must report it as such, not as a file
+ * merely too large for this reader. */
+static lfa_status check_row_limit(const batch *b, lfa_error *err) {
+  uint64_t room = values_room(b);
+  if (b->rows <= LFA_DELETION_ARROW_ROWS_MAX) return LFA_OK;
+  if (room / 4 < b->rows)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "values buffer holds %llu bytes, %llu rows need more",
+                    (unsigned long long)room, (unsigned long long)b->rows);
+  return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "it has %llu rows, limit is %u", (unsigned long long)b->rows,
+                  (unsigned)LFA_DELETION_ARROW_ROWS_MAX);
+}
+
 static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lfa_error *err) {
   message m;
   int64_t rows;
@@ -673,13 +700,11 @@ static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lf
     return st;
   if (rows < 0)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it has a negative length %lld", (long long)rows);
-  if ((uint64_t)rows > LFA_DELETION_ARROW_ROWS_MAX)
-    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "it has %lld rows, limit is %u",
-                    (long long)rows, (unsigned)LFA_DELETION_ARROW_ROWS_MAX);
   out->rows = (uint64_t)rows;
   if ((st = read_field_node(&m.header, out->rows, err)) != LFA_OK) return st;
   if ((st = read_buffers(out, &m.header, err)) != LFA_OK) return st;
-  return read_compression(&out->zstd, &m.header, err);
+  if ((st = read_compression(&out->zstd, &m.header, err)) != LFA_OK) return st;
+  return check_row_limit(out, err);
 }
 
 /* ---- Body buffers ----------------------------------------------------- */
