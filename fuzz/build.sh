@@ -9,15 +9,19 @@
 #         $WORK for scratch when set.
 # Writes: $OUT/<target> for each fuzz/<target>_fuzz.c,
 #         $OUT/<target>_seed_corpus.zip (corpus/<target>/),
-#         $OUT/<target>.dict and $OUT/<target>.options,
+#         $OUT/<target>.options and $OUT/<target>.dict (when the target has
+#         one: the byte-decision targets ops_differential and
+#         verifier_faults have none),
 #         $OUT/lib/libroaring.so.<n> (Debian ships CRoaring only as a shared
 #         library; the targets find it through an $ORIGIN/lib rpath, while
 #         protobuf-c and zstd are linked statically).
 #
-# The library is built by the project's own CMake (release variant, no
+# The libraries are built by the project's own CMake (release variant, no
 # sanitizer flags of its own: the farm's $CFLAGS bring them), then each
 # target is compiled with $CC and linked with $CXX, as the contract asks
-# (a fuzzing engine may be C++).
+# (a fuzzing engine may be C++). Targets that include fuzz_history.h also
+# compile the independent oracle, tests/oracle.c (as fuzz/CMakeLists.txt
+# does).
 src="${SRC:-}/lfa"
 [ -f "$src/CMakeLists.txt" ] || src="$(cd "$(dirname "$0")/.." && pwd)"
 build="${WORK:-/tmp}/lfa-fuzz-build"
@@ -28,7 +32,7 @@ CXX="${CXX:-clang++}"
 rm -rf "$build"
 # CMAKE_BUILD_TYPE=None: no -O2/-g of our own on top of the farm's $CFLAGS.
 CC="$CC" CFLAGS="${CFLAGS:-}" cmake -S "$src" -B "$build" -DLFA_VARIANT=release -DCMAKE_BUILD_TYPE=None
-cmake --build "$build" --target lfa_ref -j"$(nproc)"
+cmake --build "$build" --target lfa_verify lfa_ref -j"$(nproc)"
 
 lib_roaring="$($CC -print-file-name=libroaring.so)"
 lib_roaring="$(readlink -f "$lib_roaring")"
@@ -38,12 +42,18 @@ cp "$lib_roaring" "$OUT/lib/$soname"
 
 for target_src in "$src"/fuzz/*_fuzz.c; do
   target="$(basename "$target_src" _fuzz.c)"
-  $CC $CFLAGS -std=c11 -I"$src/fuzz" -I"$src/ref/include" -I"$build/gen" \
-    -c "$target_src" -o "$build/$target.o"
-  $CXX $CXXFLAGS "$build/$target.o" -o "$OUT/$target" $LIB_FUZZING_ENGINE \
-    "$build/liblfa_ref.a" "$build/liblfa_proto.a" \
+  includes=(-I"$src/fuzz" -I"$src/ref/include" -I"$src/verify/include" -I"$src/tests" -I"$build/gen")
+  objects=("$build/$target.o")
+  $CC $CFLAGS -std=c11 "${includes[@]}" -c "$target_src" -o "$build/$target.o"
+  if grep -q '#include "fuzz_history.h"' "$target_src"; then
+    $CC $CFLAGS -std=c11 "${includes[@]}" -c "$src/tests/oracle.c" -o "$build/$target.oracle.o"
+    objects+=("$build/$target.oracle.o")
+  fi
+  $CXX $CXXFLAGS "${objects[@]}" -o "$OUT/$target" $LIB_FUZZING_ENGINE \
+    "$build/liblfa_verify.a" "$build/liblfa_ref.a" "$build/liblfa_proto.a" \
     -l:libprotobuf-c.a -l:libzstd.a -lroaring -Wl,-rpath,'$ORIGIN/lib'
   rm -f "$OUT/${target}_seed_corpus.zip"
   (cd "$src/corpus/$target" && zip -q -j "$OUT/${target}_seed_corpus.zip" ./*)
-  cp "$src/fuzz/$target.dict" "$src/fuzz/$target.options" "$OUT/"
+  cp "$src/fuzz/$target.options" "$OUT/"
+  if [ -f "$src/fuzz/$target.dict" ]; then cp "$src/fuzz/$target.dict" "$OUT/"; fi
 done

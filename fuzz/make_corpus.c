@@ -37,8 +37,10 @@
 #include "lfa/dataset.h"
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
+#include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
+#include "lfa/memfs.h"
 #include "lfa/paths.h"
 #include "lfa/pb.h"
 #include "lfa/root.h"
@@ -521,6 +523,11 @@ static void hand_bitmaps(ctx *c) {
   bm = roaring_bitmap_from_range(65000, 65536, 1);
   emit_run_form(c, K_BITMAP, "FA-BITMAP-1-run-form-run-ending-at-65535.rbm", bm);
   roaring_bitmap_free(bm);
+
+  /* More containers than 16-bit keys: invalid (FA-BITMAP-2), not over a
+   * limit; verifier_faults found it reported as a limit warning. */
+  const uint8_t too_many[8] = {0x3A, 0x30, 0, 0, 0x01, 0x00, 0x01, 0x00}; /* 65537 */
+  emit_expect(c, K_BITMAP, "FA-BITMAP-2-65537-containers.rbm", too_many, sizeof too_many, LFA_ERR_BITMAP);
 }
 
 static void emit_treemap(ctx *c, const char *name, const uint64_t *v, size_t n) {
@@ -558,6 +565,10 @@ static void hand_treemaps(ctx *c) {
   emit_buf(c, K_TREEMAP, "FA-BITMAP-1-treemap-run-form-bucket.treemap", &b);
   roaring_bitmap_free(low);
   roaring_bitmap_free(runs);
+
+  /* 2^64 - 1 buckets in 16 bytes: truncated, not over a limit (FA-LIMIT-2) */
+  const uint8_t huge[16] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  emit_expect(c, K_TREEMAP, "FA-LIMIT-2-treemap-count-past-its-bytes.treemap", huge, sizeof huge, LFA_ERR_TRUNCATED);
 }
 
 static void emit_arrow(ctx *c, const char *name, const roaring_bitmap_t *bm, bool zstd) {
@@ -815,6 +826,386 @@ static void hand_manifest_with_index(ctx *c, const lfa_buf *txn) {
   lfa_buf_free(&man);
 }
 
+/* ---- whole datasets (whole_dataset, verifier_faults, json_scenario) -------------------- */
+
+/* A seed of a target that is not a decoder of one object kind: written
+ * as it is, under 64 KiB, after the same-name check. */
+static void emit_raw(ctx *c, const char *target, const char *name, const uint8_t *data, size_t len) {
+  char dir[LFA_PATH_BYTES_MAX];
+  if (len > SEED_BYTES_MAX) die("seed %s/%s: %zu bytes, more than %d", target, name, len, SEED_BYTES_MAX);
+  fit(dir, sizeof dir, "%s/%s", c->corpus, target);
+  write_file(dir, name, data, len);
+}
+
+/* The container of `m` as a whole_dataset seed, checked to decode. */
+static void emit_memfs(ctx *c, const char *name, const lfa_memfs *m) {
+  lfa_error err;
+  lfa_buf b = {0};
+  lfa_memfs again;
+  check(lfa_memfs_encode(&b, m, &err), &err, name);
+  check(lfa_memfs_decode(&again, b.data, b.len, &err), &err, name);
+  lfa_memfs_free(&again);
+  emit_raw(c, "whole_dataset", name, b.data, b.len);
+  lfa_buf_free(&b);
+}
+
+/* The bytes of one file of a shared dataset, decoded and re-encoded by
+ * lfa (never the shared bytes themselves); false for a file lfa does not
+ * read (data files, notes). */
+static bool reencode(lfa_buf *out, const char *rel, const lfa_buf *raw) {
+  lfa_error err;
+  bool ok = true;
+  size_t n = strlen(rel);
+#define ENDS(s) (n >= sizeof(s) - 1 && strcmp(rel + n - (sizeof(s) - 1), s) == 0)
+  if (ENDS(".manifest")) {
+    lfa_manifest_file f;
+    check(lfa_manifest_file_decode(&f, raw->data, raw->len, &err), &err, rel);
+    check(lfa_manifest_file_encode(out, f.manifest, f.transaction, &err), &err, rel);
+    lfa_manifest_file_free(&f);
+  } else if (ENDS(".txn")) {
+    Lance__Table__Transaction *t = NULL;
+    check(lfa_transaction_decode(&t, raw->data, raw->len, &err), &err, rel);
+    check(lfa_transaction_encode(out, t, &err), &err, rel);
+    lfa_transaction_free(t);
+  } else if (ENDS(".root")) {
+    lfa_root *r = NULL;
+    check(lfa_root_decode(&r, raw->data, raw->len, &err), &err, rel);
+    check(lfa_root_encode(out, r, &err), &err, rel);
+    lfa_root_free(r);
+  } else if (ENDS(".rbm") || ENDS(".bin") || ENDS(".arrow")) {
+    roaring_bitmap_t *bm = NULL;
+    bool arrow = ENDS(".arrow");
+    check(lfa_deletion_decode(&bm, arrow ? LFA_DELETION_ARROW : LFA_DELETION_BITMAP, raw->data, raw->len, &err), &err,
+          rel);
+    check(arrow ? lfa_deletion_arrow_encode(out, bm, true, &err) : lfa_bitmap_encode(out, bm, &err), &err, rel);
+    lfa_bitmap_free(bm);
+  } else {
+    ok = false;
+  }
+#undef ENDS
+  return ok;
+}
+
+/* Copies every file under disk directory `dir` into `m` under `prefix`:
+ * as written (lfa's own datasets) or re-encoded (shared ones). */
+static void pack_dir(lfa_memfs *m, const char *dir, const char *prefix, bool reencoded) {
+  lfa_names names;
+  lfa_error err;
+  check(lfa_fs_list(&names, dir, 0, &err), &err, dir);
+  for (size_t i = 0; i < names.count; i++) {
+    char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+    fit(path, sizeof path, "%s/%s", dir, names.names[i]);
+    fit(rel, sizeof rel, "%s%s%s", prefix, prefix[0] ? "/" : "", names.names[i]);
+    if (lfa_fs_is_dir(path)) {
+      pack_dir(m, path, rel, reencoded);
+      continue;
+    }
+    lfa_buf raw = {0}, again = {0};
+    check(lfa_fs_read(&raw, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err, path);
+    if (!reencoded) check(lfa_memfs_put(m, rel, raw.data, raw.len, &err), &err, rel);
+    else if (reencode(&again, rel, &raw)) check(lfa_memfs_put(m, rel, again.data, again.len, &err), &err, rel);
+    lfa_buf_free(&raw);
+    lfa_buf_free(&again);
+  }
+  lfa_fs_names_free(&names);
+}
+
+/* Re-encoding changes sizes (a run-form bitmap becomes the no-run form):
+ * every size_bytes of a root's partials, then of a manifest's roots, is
+ * made that of the object now in `m` [FA-STORE-5]. Paths are taken relative
+ * to the dataset root (the shared example uses no base paths). */
+static uint64_t size_in(const lfa_memfs *m, const char *path, uint64_t otherwise) {
+  const lfa_memfs_entry *e = lfa_memfs_find(m, path);
+  return e ? e->data.len : otherwise;
+}
+
+static void fix_sizes(lfa_memfs *m) {
+  lfa_error err;
+  for (size_t i = 0; i < m->count; i++) {
+    const lfa_memfs_entry *e = &m->entries[i];
+    size_t n = strlen(e->name);
+    lfa_root *r = NULL;
+    if (e->dir || n < 5 || strcmp(e->name + n - 5, ".root") != 0) continue;
+    check(lfa_root_decode(&r, e->data.data, e->data.len, &err), &err, e->name);
+    for (size_t k = 0; k < r->n_fragments; k++)
+      if (r->fragments[k]->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL)
+        r->fragments[k]->partial->size_bytes = size_in(m, r->fragments[k]->partial->path, r->fragments[k]->partial->size_bytes);
+    lfa_buf b = {0};
+    check(lfa_root_encode(&b, r, &err), &err, e->name);
+    check(lfa_memfs_put(m, e->name, b.data, b.len, &err), &err, e->name); /* replaced in place */
+    lfa_buf_free(&b);
+    lfa_root_free(r);
+  }
+  for (size_t i = 0; i < m->count; i++) {
+    const lfa_memfs_entry *e = &m->entries[i];
+    lfa_manifest_file f;
+    if (e->dir || strncmp(e->name, "_versions/", 10) != 0) continue;
+    check(lfa_manifest_file_decode(&f, e->data.data, e->data.len, &err), &err, e->name);
+    for (size_t k = 0; k < f.manifest->n_field_assignment_states; k++) {
+      Lance__Table__FieldAssignmentFile *root = f.manifest->field_assignment_states[k]->root;
+      root->size_bytes = size_in(m, root->path, root->size_bytes);
+    }
+    lfa_buf b = {0};
+    check(lfa_manifest_file_encode(&b, f.manifest, f.transaction, &err), &err, e->name);
+    check(lfa_memfs_put(m, e->name, b.data, b.len, &err), &err, e->name);
+    lfa_buf_free(&b);
+    lfa_manifest_file_free(&f);
+  }
+}
+
+static const lfa_new_field HISTORY_SCHEMA[] = {
+    {"id", "int64", false, LFA_UNTRACKED},
+    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
+    {"payload", "struct", true, LFA_UNTRACKED},
+    {"payload.value", "int32", true, LFA_UNASSIGNED},
+    {"tag", "string", true, LFA_ASSIGNED},
+};
+
+/* Applies `steps` to a history written at `dir` of `m`. */
+static void write_steps(lfa_memfs *m, const char *dir, const lfa_request *steps, size_t n, uint64_t seed,
+                        lfa_history *h) {
+  lfa_error err;
+  check(lfa_history_open_fs(h, &m->fs, dir, seed, &err), &err, dir);
+  for (size_t i = 0; i < n; i++) {
+    if (lfa_history_apply(h, &steps[i], 0, &err) != LFA_OK)
+      die("history step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
+  }
+}
+
+/* Every kind of commit in one history (tests/test_verify.c writes the
+ * same): create, column update, append, row-moving update with an
+ * invalidation, delete, compaction, invalidation only, restore, rename,
+ * index. */
+static void history_every_commit(ctx *c, bool stable) {
+  static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
+  static const char *id[] = {"id"}, *emb[] = {"emb"}, *id_emb[] = {"id", "emb"}, *value[] = {"payload.value"};
+  const lfa_request steps[] = {
+      {.op = LFA_OP_CREATE, .new_fields = HISTORY_SCHEMA, .n_new_fields = 5, .stable_row_ids = stable,
+       .rows = {6, K1_6}, .rows_per_file = 3, .fields = {1, id}},
+      {.op = LFA_OP_UPDATE, .rows = {3, (const uint64_t[]){2, 4, 6}}, .fields = {1, emb}, .rewrite_columns = true},
+      {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}, .fields = {2, id_emb}},
+      {.op = LFA_OP_UPDATE, .rows = {2, (const uint64_t[]){1, 2}}, .fields = {1, value}, .invalidate = {1, emb}},
+      {.op = LFA_OP_DELETE, .rows = {1, (const uint64_t[]){3}}},
+      {.op = LFA_OP_COMPACT},
+      {.op = LFA_OP_UPDATE, .rows = {1, (const uint64_t[]){7}}, .invalidate = {1, emb}},
+      {.op = LFA_OP_RESTORE, .version = 3},
+      {.op = LFA_OP_RENAME, .field = "emb", .new_name = "vec"},
+      {.op = LFA_OP_CREATE_INDEX},
+  };
+  lfa_memfs m;
+  lfa_history h;
+  lfa_memfs_init(&m);
+  write_steps(&m, ".", steps, sizeof steps / sizeof steps[0], 42, &h);
+  lfa_history_close(&h);
+  emit_memfs(c, stable ? "history-every-commit-stable-row-ids.memfs" : "history-every-commit-address.memfs", &m);
+  lfa_memfs_free(&m);
+}
+
+/* Schema growth and the writes that name fragments: add columns with data,
+ * overlays (FA-OVERLAY-1..3), a data replacement, merge_insert with
+ * inserts, a cast, a drop, then a compaction that folds the overlays. */
+static void write_overlays(lfa_memfs *m, const char *dir, size_t max_steps, uint64_t seed, lfa_history *h) {
+  static const uint64_t K1_8[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  static const char *id[] = {"id"}, *emb[] = {"emb"}, *emb_payload[] = {"emb", "payload"}, *c0[] = {"c0"};
+  static const lfa_new_field add[] = {{"c0", "int64", true, LFA_UNASSIGNED}};
+  const lfa_request steps[] = {
+      {.op = LFA_OP_CREATE, .new_fields = HISTORY_SCHEMA, .n_new_fields = 5, .rows = {8, K1_8}, .rows_per_file = 4,
+       .fields = {1, id}},
+      {.op = LFA_OP_ADD_COLUMNS, .new_fields = add, .n_new_fields = 1, .with_data = true},
+      {.op = LFA_OP_OVERLAY, .fragment_id = 0, .rows = {2, (const uint64_t[]){1, 3}}, .fields = {1, emb}},
+      {.op = LFA_OP_OVERLAY, .fragment_id = 1, .rows = {1, (const uint64_t[]){6}}, .fields = {2, emb_payload}},
+      {.op = LFA_OP_REPLACE, .fragment_id = 1, .fields = {1, c0}},
+      {.op = LFA_OP_MERGE_INSERT, .rows = {2, (const uint64_t[]){2, 7}}, .inserts = {1, (const uint64_t[]){9}},
+       .fields = {1, emb}},
+      {.op = LFA_OP_CAST, .field = "payload.value", .new_type = "int64"},
+      {.op = LFA_OP_DROP, .fields = {1, c0}},
+      {.op = LFA_OP_COMPACT},
+  };
+  size_t n = sizeof steps / sizeof steps[0];
+  write_steps(m, dir, steps, n < max_steps ? n : max_steps, seed, h);
+}
+
+static void history_overlays(ctx *c) {
+  lfa_memfs m;
+  lfa_history h;
+  lfa_memfs_init(&m);
+  write_overlays(&m, ".", SIZE_MAX, 43, &h);
+  lfa_history_close(&h);
+  emit_memfs(c, "history-overlay-replace-merge-cast-drop.memfs", &m);
+  lfa_memfs_free(&m);
+}
+
+/* [FA-CLONE-1] [FA-CLONE-2] A clone at the root of the container, its
+ * source beside it under `src/` (a shallow clone names it in base_paths;
+ * the verifier reads it for FA-CLONE-1 as well). */
+static void history_clone(ctx *c, bool deep) {
+  lfa_memfs m, rooted;
+  lfa_history src, clone;
+  lfa_error err;
+  lfa_memfs_init(&m);
+  lfa_memfs_init(&rooted);
+  write_overlays(&m, "src", 6, 44, &src);
+  check(lfa_history_clone(&clone, &src, 4, "clone", deep, 45, &err), &err, "clone");
+  lfa_history_close(&clone);
+  lfa_history_close(&src);
+  for (size_t i = 0; i < m.count; i++) { /* clone/x becomes x; src/ stays */
+    const lfa_memfs_entry *e = &m.entries[i];
+    if (e->dir) continue;
+    const char *name = strncmp(e->name, "clone/", 6) == 0 ? e->name + 6 : e->name;
+    check(lfa_memfs_put(&rooted, name, e->data.data, e->data.len, &err), &err, name);
+  }
+  emit_memfs(c, deep ? "FA-CLONE-2-deep-clone.memfs" : "FA-CLONE-1-shallow-clone-source-in-src.memfs", &rooted);
+  lfa_memfs_free(&m);
+  lfa_memfs_free(&rooted);
+}
+
+/* Hand-made directories the verifier cannot read, or reads one finding at
+ * a time. */
+static void hand_whole_datasets(ctx *c) {
+  lfa_memfs m;
+  lfa_error err;
+  emit_raw(c, "whole_dataset", "FA-LANCE-2-empty-directory.memfs", NULL, 0);
+  lfa_memfs_init(&m); /* V1 and V2 names in one listing */
+  check(lfa_memfs_put(&m, "_versions/1.manifest", (const uint8_t *)"x", 1, &err), &err, "mixed");
+  check(lfa_memfs_put(&m, "_versions/18446744073709551614.manifest", (const uint8_t *)"y", 1, &err), &err, "mixed");
+  emit_memfs(c, "FA-LANCE-2-mixed-version-naming.memfs", &m);
+  lfa_memfs_free(&m);
+  lfa_memfs_init(&m); /* a manifest that is not one */
+  check(lfa_memfs_put(&m, "_versions/1.manifest", (const uint8_t *)"LANC", 4, &err), &err, "garbage");
+  emit_memfs(c, "FA-LANCE-1-garbage-manifest.memfs", &m);
+  lfa_memfs_free(&m);
+}
+
+static void seeds_of_whole_datasets(ctx *c, const char *sample_dir, const char *upstream_dir) {
+  lfa_memfs m;
+  lfa_memfs_init(&m);
+  pack_dir(&m, sample_dir, "", false);
+  emit_memfs(c, "sample.memfs", &m);
+  lfa_memfs_free(&m);
+  lfa_memfs_init(&m);
+  pack_dir(&m, upstream_dir, "", true);
+  fix_sizes(&m);
+  emit_memfs(c, "upstream-address-mode-history-reencoded.memfs", &m);
+  lfa_memfs_free(&m);
+  history_every_commit(c, false);
+  history_every_commit(c, true);
+  history_overlays(c);
+  history_clone(c, false);
+  history_clone(c, true);
+  hand_whole_datasets(c);
+}
+
+/* verifier_faults: [L][L history bytes][fault choices]. The histories are
+ * the ops_differential seeds (request sequences written for the
+ * generator both targets share); the fault bytes pick each kind of fault
+ * in turn (fuzz/verifier_faults_fuzz.c), then its file and options. */
+static void seeds_of_verifier_faults(ctx *c) {
+  static const char *const KINDS[] = {"flip",   "truncate", "append", "drop",     "replace",
+                                      "swap",   "bitmap",   "root",   "manifest", "txn"};
+  static const uint8_t CHOICES[] = {0x03, 0x01, 0x05, 0x02, 0x07, 0x40, 0x01, 0x02};
+  char dir[LFA_PATH_BYTES_MAX];
+  lfa_names names;
+  lfa_error err;
+  fit(dir, sizeof dir, "%s/ops_differential", c->corpus);
+  check(lfa_fs_list(&names, dir, 0, &err), &err, dir);
+  size_t k = 0;
+  for (size_t i = 0; i < names.count; i++) {
+    char path[LFA_PATH_BYTES_MAX], name[256];
+    lfa_buf hist = {0}, seed = {0};
+    fit(path, sizeof path, "%s/%s", dir, names.names[i]);
+    check(lfa_fs_read(&hist, path, 4096, &err), &err, path);
+    uint8_t l = (uint8_t)(hist.len < 255 ? hist.len : 255);
+    for (int twice = 0; twice < 2; twice++, k++) { /* two kinds per history: every kind is met */
+      uint8_t fault = (uint8_t)(k % (sizeof KINDS / sizeof KINDS[0]));
+      fit(name, sizeof name, "%s-%s", KINDS[fault], names.names[i]);
+      check(lfa_buf_append(&seed, &l, 1, &err), &err, name);
+      check(lfa_buf_append(&seed, hist.data, l, &err), &err, name);
+      check(lfa_buf_append(&seed, &fault, 1, &err), &err, name);
+      check(lfa_buf_append(&seed, CHOICES, sizeof CHOICES, &err), &err, name);
+      emit_raw(c, "verifier_faults", name, seed.data, seed.len);
+      seed.len = 0;
+    }
+    lfa_buf_free(&hist);
+    lfa_buf_free(&seed);
+  }
+  lfa_fs_names_free(&names);
+}
+
+/* json_scenario: the scenarios of conformance/ (this repository's own) as
+ * written, and hand-made JSON edge cases, each named after the rule of
+ * lfa/json.h or scenario.h it exercises. */
+static void seeds_of_json(ctx *c, const char *scenarios) {
+  static const struct {
+    const char *name, *text;
+  } HAND[] = {
+      {"json-escapes-and-surrogates.json", "[\"\\u0000\\b\\f\\n\\r\\t\\/\\\\\\\"\", \"\\ud83d\\ude00\", \"\xc3\xa9\xe2\x82\xac\"]"},
+      {"json-integers-at-the-edges.json", "[0, -0, 9223372036854775807, -9223372036854775808, 18446744073709551615, "
+                                          "18446744073709551616, -9223372036854775809, 1.5, 1e2, -2E-3]"},
+      {"json-nesting-64.json", NULL}, /* filled below */
+      {"json-refused-trailing-comma.json", "{\"a\": [1, 2,]}"},
+      {"json-refused-duplicate-key.json", "{\"a\": 1, \"a\": 2}"},
+      {"json-refused-lone-surrogate.json", "\"\\udc00\""},
+      {"json-refused-leading-zero.json", "[01]"},
+      {"json-refused-byte-order-mark.json", "\xef\xbb\xbf{}"},
+      {"json-refused-control-byte.json", "\"a\x01\""},
+      {"json-refused-overlong-utf8.json", "\"\xc0\xaf\""},
+      {"scenario-setup-only.json",
+       "{\"name\": \"s\", \"setup\": {\"fields\": [{\"path\": \"id\", \"type\": \"int64\"}], \"rows\": [1]}, "
+       "\"steps\": []}"},
+      {"scenario-every-op.json",
+       "{\"name\": \"every_op\", \"setup\": {\"stable_row_ids\": true, \"fields\": [{\"path\": \"id\", \"type\": "
+       "\"int64\", \"nullable\": false}, {\"path\": \"emb\", \"type\": \"binary\", \"assignment\": \"unassigned\"}, "
+       "{\"path\": \"s\", \"type\": \"struct\"}, {\"path\": \"s.a\", \"type\": \"int32\", \"assignment\": "
+       "\"assigned\"}], \"rows\": [1, 2, 3, 4], \"rows_per_fragment\": 2, \"supplied\": [\"id\"]}, \"steps\": ["
+       "{\"op\": \"append\", \"rows\": [5], \"fields\": [\"id\", \"emb\"]},"
+       "{\"op\": \"update\", \"rows\": [1], \"fields\": [\"emb\"], \"rewrite_columns\": true},"
+       "{\"op\": \"update\", \"rows\": [2], \"invalidate\": [\"emb\"]},"
+       "{\"op\": \"merge_insert\", \"rows\": [3], \"inserts\": [6], \"fields\": [\"emb\"]},"
+       "{\"op\": \"delete\", \"rows\": [4]},"
+       "{\"op\": \"add_columns\", \"new_fields\": [{\"path\": \"c\", \"type\": \"int64\", \"assignment\": "
+       "\"unassigned\"}], \"with_data\": true},"
+       "{\"op\": \"track\", \"field\": \"s\", \"assignment\": \"assigned\", \"expect\": \"refused\"},"
+       "{\"op\": \"rename\", \"field\": \"emb\", \"new_name\": \"vec\"},"
+       "{\"op\": \"cast\", \"field\": \"s.a\", \"new_type\": \"int64\"},"
+       "{\"op\": \"set_nullable\", \"field\": \"id\", \"nullable\": true},"
+       "{\"op\": \"overlay\", \"fragment_id\": 0, \"rows\": [1], \"fields\": [\"vec\"]},"
+       "{\"op\": \"replace\", \"fragment_id\": 0, \"fields\": [\"c\"]},"
+       "{\"op\": \"compact\"},"
+       "{\"op\": \"drop\", \"fields\": [\"c\"]},"
+       "{\"op\": \"restore\", \"version\": 2},"
+       "{\"op\": \"overwrite\", \"new_fields\": [{\"path\": \"id\", \"type\": \"int64\"}], \"rows\": [7]},"
+       "{\"op\": \"clone\", \"deep\": true},"
+       "{\"op\": \"create_index\"},"
+       "{\"op\": \"update_config\", \"read_version\": 1, \"expect\": \"conflict\"}"
+       "]}"},
+      {"scenario-read-version-past-head.json",
+       "{\"name\": \"s\", \"setup\": {\"fields\": [{\"path\": \"id\", \"type\": \"int64\"}], \"rows\": [1]}, "
+       "\"steps\": [{\"op\": \"delete\", \"rows\": [1], \"read_version\": 9}]}"},
+      {"scenario-refused-unknown-key.json",
+       "{\"name\": \"s\", \"setup\": {\"fields\": [], \"rows\": []}, \"steps\": [], \"extra\": 1}"},
+  };
+  char deep[2 * 64 + 2];
+  for (int i = 0; i < 64; i++) deep[i] = '[', deep[64 + i] = ']';
+  deep[128] = '\0';
+  for (size_t i = 0; i < sizeof HAND / sizeof HAND[0]; i++) {
+    const char *text = HAND[i].text ? HAND[i].text : deep;
+    emit_raw(c, "json_scenario", HAND[i].name, (const uint8_t *)text, strlen(text));
+  }
+  lfa_names names;
+  lfa_error err;
+  check(lfa_fs_list(&names, scenarios, 0, &err), &err, scenarios);
+  for (size_t i = 0; i < names.count; i++) {
+    char path[LFA_PATH_BYTES_MAX], name[256];
+    lfa_buf b = {0};
+    fit(path, sizeof path, "%s/%s", scenarios, names.names[i]);
+    fit(name, sizeof name, "conformance-%s", names.names[i]);
+    check(lfa_fs_read(&b, path, SEED_BYTES_MAX, &err), &err, path);
+    emit_raw(c, "json_scenario", name, b.data, b.len);
+    lfa_buf_free(&b);
+  }
+  lfa_fs_names_free(&names);
+}
+
 /* ---- main --------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -850,6 +1241,12 @@ int main(int argc, char **argv) {
   dataset upstream = {up, "upstream", true, false};
   seeds_of_dataset(&c, &upstream);
   seeds_of_lance_test_data(&c, shared);
+
+  char scenarios[LFA_PATH_BYTES_MAX];
+  fit(scenarios, sizeof scenarios, "%s/../conformance/scenarios", c.corpus);
+  seeds_of_whole_datasets(&c, dir, up);
+  seeds_of_verifier_faults(&c);
+  seeds_of_json(&c, scenarios);
 
   static const char *const KIND_NAMES[K_COUNT] = {"manifest", "transaction", "root", "bitmap",
                                                   ".bin deletion", "treemap", ".arrow deletion", "row ids"};

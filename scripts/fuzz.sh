@@ -14,8 +14,13 @@
 #              (default BUILD/fuzz-runs); corpus/ is only read
 #   TARGET     fuzz/<TARGET>_fuzz.c; default every target
 #
+# The table gives, per target: executions, exec/s as the engine counts them
+# (wall clock), exec per CPU second of the fuzzing process (what one core
+# would do on a machine nobody else uses), edges, and the result.
+#
 # One target at a time on one core, seeded from corpus/<target>/ with
-# fuzz/<target>.dict and the [libfuzzer] options of fuzz/<target>.options.
+# fuzz/<target>.dict (when there is one) and the [libfuzzer] options of
+# fuzz/<target>.options.
 # Exit 0 when no target found anything; 1 when one crashed (the table
 # names its findings folder); 2 on usage or build errors.
 set -euo pipefail
@@ -33,7 +38,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --build) build=${2:?--build needs a folder}; shift 2 ;;
     --work) work=${2:?--work needs a folder}; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -77,6 +82,15 @@ libfuzzer_flags() {
   done <"$file"
 }
 
+# CPU seconds (user + system) of this shell's finished children, from a
+# file holding the output of bash's `times` (run in this shell: its second
+# line is the children's "XmY.YYYs XmY.YYYs").
+children_cpu() {
+  awk 'NR == 2 {
+    split($1, u, "m"); split($2, s, "m"); sub("s", "", u[2]); sub("s", "", s[2])
+    printf "%.3f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
+
 mkdir -p "$work"
 rows=()
 found=0
@@ -86,6 +100,7 @@ for t in "${targets[@]}"; do
   rm -rf "$dir"
   mkdir -p "$dir/corpus" "$dir/findings"
   echo "fuzz.sh: $t for ${seconds}s ($engine)"
+  times >"$dir/times-before"
   if [ "$engine" = libfuzzer ]; then
     mapfile -t flags < <(libfuzzer_flags "$t")
     status=0
@@ -96,9 +111,11 @@ for t in "${targets[@]}"; do
     edges=$(grep -Eo 'cov: [0-9]+' "$dir/log" | tail -1 | awk '{print $2}')
   else
     status=0
+    dict=()
+    [ -f "fuzz/$t.dict" ] && dict=(-x "fuzz/$t.dict")
     AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
       AFL_FAST_CAL=1 AFL_QUIET=1 \
-      afl-fuzz -i "corpus/$t" -o "$dir/afl" -V "$seconds" -m none -x "fuzz/$t.dict" -- "$bin" \
+      afl-fuzz -i "corpus/$t" -o "$dir/afl" -V "$seconds" -m none "${dict[@]}" -- "$bin" \
       >"$dir/log" 2>&1 || status=$?
     stats="$dir/afl/default/fuzzer_stats"
     afl_stat() { [ -f "$stats" ] && awk -F: -v k="$1" '{gsub(/ /, "", $1)} $1 == k {gsub(/ /, "", $2); print $2}' "$stats"; }
@@ -109,6 +126,10 @@ for t in "${targets[@]}"; do
       find "$dir/afl/default/crashes" -type f -name 'id:*' -exec cp {} "$dir/findings/" \;
     fi
   fi
+  times >"$dir/times-after"
+  cpu=$(awk -v a="$(children_cpu "$dir/times-before")" -v b="$(children_cpu "$dir/times-after")" \
+    'BEGIN { printf "%.1f", b - a }')
+  per_cpu=$(awk -v n="${execs:-0}" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "?" }')
   crashes=$(find "$dir/findings" -type f | wc -l)
   if [ "$status" -ne 0 ] || [ "$crashes" -ne 0 ]; then
     found=1
@@ -116,11 +137,11 @@ for t in "${targets[@]}"; do
   else
     note=ok
   fi
-  rows+=("$(printf '%-26s %-9s %6s %12s %9s %6s  %s' "$t" "$engine" "${seconds}s" "${execs:-?}" \
-    "${rate:-?}" "${edges:-?}" "$note")")
+  rows+=("$(printf '%-26s %-9s %6s %12s %9s %10s %6s  %s' "$t" "$engine" "${seconds}s" "${execs:-?}" \
+    "${rate:-?}" "$per_cpu" "${edges:-?}" "$note")")
 done
 
 echo
-printf '%-26s %-9s %6s %12s %9s %6s  %s\n' target engine time execs exec/s edges result
+printf '%-26s %-9s %6s %12s %9s %10s %6s  %s\n' target engine time execs exec/s exec/cpu-s edges result
 for r in "${rows[@]}"; do echo "$r"; done
 exit "$found"

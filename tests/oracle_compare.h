@@ -122,9 +122,14 @@ static inline const live_row *find_live(const live_row *rows, size_t n, uint64_t
   return bsearch(&probe, rows, n, sizeof *rows, cmp_live);
 }
 
-/* The same live keys, and on each the same state of every tracked field. */
+/* The same live keys, and on each the same state of every tracked field.
+ * Each oracle field's model state is looked up once (by path, as
+ * same_schema matched them), not once per row. */
 static inline bool same_rows(const or_state *o, const lfa_table *t, const live_row *rows, size_t n, char *diff,
                       size_t cap) {
+  const lfa_field_state *state[OR_MAX_FIELDS] = {NULL};
+  for (size_t i = 0; i < o->n_fields; i++)
+    if (o->fields[i].tracked) state[i] = lfa_table_tracked(t, t->fields[model_field(t, o->fields[i].path)].id);
   for (size_t i = 1; i < n; i++)
     if (rows[i].key == rows[i - 1].key) {
       snprintf(diff, cap, "key %" PRIu64 " is live twice in the model", rows[i].key);
@@ -142,8 +147,7 @@ static inline bool same_rows(const or_state *o, const lfa_table *t, const live_r
     }
     for (size_t i = 0; i < o->n_fields; i++) {
       if (!o->fields[i].tracked) continue;
-      const lfa_field_state *s = lfa_table_tracked(t, t->fields[model_field(t, o->fields[i].path)].id);
-      bool got = lfa_cell_contains(&s->cells[m->frag], m->offset);
+      bool got = lfa_cell_contains(&state[i]->cells[m->frag], m->offset);
       if (got != o->rows[r].assigned[i]) {
         snprintf(diff, cap, "key %" PRIu64 " field '%s': model %s, oracle %s (fragment %" PRIu64 " offset %u)",
                  o->rows[r].key, o->fields[i].path, got ? "assigned" : "unassigned",

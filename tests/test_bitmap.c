@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
+#include "lfa/limits.h"
 
 /* Hand-built no-run bitmap: one array container, key 0, values as given.
  * Layout per RoaringFormatSpec: cookie, count, key/card-1, offset, values. */
@@ -160,15 +161,43 @@ static void test_FA_BITMAP_2_overlapping_runs_rejected(void **state) {
   expect_invalid(past, sizeof past, LFA_ERR_BITMAP);
 }
 
+/* A count over the limit is a limit only when the bytes could hold it
+ * (12 bytes per bucket at least): a treemap too short for what it declares
+ * is truncated whatever the count [FA-LIMIT-2]. */
 static void test_FA_LIMIT_1_treemap_counts_bounded(void **state) {
   (void)state;
   uint8_t b[16] = {0};
   lfa_store_u64le(b, UINT64_MAX);
   lfa_treemap t;
   lfa_error err = {0};
-  assert_status(lfa_treemap_decode(&t, b, sizeof b, &err), LFA_ERR_LIMIT, &err);
+  assert_status(lfa_treemap_decode(&t, b, sizeof b, &err), LFA_ERR_TRUNCATED, &err);
   lfa_store_u64le(b, 5); /* 5 buckets cannot fit in 8 remaining bytes */
   assert_status(lfa_treemap_decode(&t, b, sizeof b, &err), LFA_ERR_TRUNCATED, &err);
+  size_t n = (size_t)LFA_TREEMAP_BUCKETS_MAX + 1, len = 8 + 12 * n; /* room for one bucket past the limit */
+  uint8_t *big = calloc(len, 1);
+  assert_non_null(big);
+  lfa_store_u64le(big, n);
+  assert_status(lfa_treemap_decode(&t, big, len, &err), LFA_ERR_LIMIT, &err);
+  assert_rule(&err, "FA-LIMIT-1");
+  free(big);
+}
+
+/* [FA-BITMAP-2] Keys are 16 bits and strictly ascending, so a 32-bit
+ * bitmap has at most 65536 containers: a header declaring 65537 is no
+ * valid encoding (only the no-run form can declare it: the run form
+ * counts in 16 bits), and not a bitmap over a reader limit
+ * (the verifier reported such a bitmap as a mere FA-LIMIT-2 warning; found
+ * by the verifier_faults fuzz target, corpus/verifier_faults/
+ * FA-BITMAP-2-flipped-container-count). */
+static void test_FA_BITMAP_2_more_containers_than_keys(void **state) {
+  (void)state;
+  uint8_t no_run[8] = {0x3A, 0x30, 0, 0}; /* cookie 12346, then the count 65537 */
+  lfa_store_u32le(no_run + 4, 65537);
+  expect_invalid(no_run, sizeof no_run, LFA_ERR_BITMAP);
+  lfa_error err = {0};
+  roaring_bitmap_t *out = NULL;
+  assert_status(lfa_bitmap_decode(&out, no_run, sizeof no_run, &err), LFA_ERR_BITMAP, &err);
+  assert_rule(&err, "FA-BITMAP-2");
 }
 
 static void test_FA_TXN_1_treemap_round_trip_and_rules(void **state) {
@@ -244,6 +273,7 @@ int main(void) {
       cmocka_unit_test(test_FA_BITMAP_2_bitset_cardinality_checked),
       cmocka_unit_test(test_FA_BITMAP_2_overlapping_runs_rejected),
       cmocka_unit_test(test_FA_LIMIT_1_treemap_counts_bounded),
+      cmocka_unit_test(test_FA_BITMAP_2_more_containers_than_keys),
       cmocka_unit_test(test_FA_TXN_1_treemap_round_trip_and_rules),
       cmocka_unit_test(test_bitmap_random_corruption_never_crashes),
   };

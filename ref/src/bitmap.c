@@ -55,8 +55,12 @@ static lfa_status read_header(header *h, lfa_cursor *c, lfa_error *err) {
     return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-1",
                     "roaring cookie %u is neither 12346 nor 12347", (unsigned)(cookie & 0xFFFFu));
   }
+  /* [FA-BITMAP-2] keys are 16 bits and strictly ascending: more containers
+   * than keys is no valid encoding, not a bitmap over a reader limit
+   * (FA-LIMIT-2 would let a verifier take it for a valid one) */
   if (h->count > LFA_ROARING_CONTAINERS_MAX)
-    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "roaring bitmap declares %u containers (limit %u)",
+    return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
+                    "roaring bitmap declares %u containers; a 32-bit bitmap has at most %u (one per 16-bit key)",
                     (unsigned)h->count, (unsigned)LFA_ROARING_CONTAINERS_MAX);
   if (!lfa_cursor_take(c, (size_t)h->count * 4, &h->key_cards))
     return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap ends in its key table");
@@ -238,11 +242,16 @@ lfa_status lfa_treemap_decode(lfa_treemap *out, const uint8_t *data, size_t len,
   memset(out, 0, sizeof *out);
   if (!lfa_cursor_u64le(&c, &n))
     return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-TXN-1", "treemap shorter than its bucket count");
-  /* Each bucket needs at least 12 bytes, so the count is also bounded by len. */
-  if (n > LFA_TREEMAP_BUCKETS_MAX || n > len / 12)
-    return lfa_fail(err, n > LFA_TREEMAP_BUCKETS_MAX ? LFA_ERR_LIMIT : LFA_ERR_TRUNCATED, "FA-TXN-1",
-                    "treemap declares %llu buckets in %zu bytes (limit %u)", (unsigned long long)n, len,
-                    (unsigned)LFA_TREEMAP_BUCKETS_MAX);
+  /* Each bucket needs at least 12 bytes, so the count is also bounded by
+   * len. Bytes that cannot hold the buckets they declare are truncated
+   * whatever the limit: only a treemap that might be valid is over a limit
+   * [FA-LIMIT-2]. */
+  if (n > len / 12)
+    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-TXN-1", "treemap declares %llu buckets in %zu bytes",
+                    (unsigned long long)n, len);
+  if (n > LFA_TREEMAP_BUCKETS_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "treemap declares %llu buckets (limit %u)",
+                    (unsigned long long)n, (unsigned)LFA_TREEMAP_BUCKETS_MAX);
   if (n > 0) {
     out->high = calloc((size_t)n, sizeof *out->high);
     out->low = calloc((size_t)n, sizeof *out->low);

@@ -211,8 +211,7 @@ static int by_id(const void *a, const void *b) {
 
 /* Lance re-sorts the list by id after every change [FA-LANCE-5]. */
 static lfa_status sort_fragments(lfa_table *n, lfa_error *err) {
-  if (n->n_fragments == 0) return LFA_OK; /* a dataset with no row; qsort takes no NULL list */
-  qsort(n->fragments, n->n_fragments, sizeof *n->fragments, by_id);
+  if (n->n_fragments > 1) qsort(n->fragments, n->n_fragments, sizeof *n->fragments, by_id); /* qsort(NULL, 0) is UB */
   for (size_t i = 1; i < n->n_fragments; i++)
     if (n->fragments[i].id == n->fragments[i - 1].id)
       return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-5", "two fragments have id %" PRIu64, n->fragments[i].id);

@@ -16,15 +16,24 @@
 #include "lfa/transaction.h"
 
 lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err) {
+  return lfa_dataset_versions_fs(out, names, lfa_fs_posix(), dir, err);
+}
+
+lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
+                                   lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   memset(out, 0, sizeof *out);
+  memset(names, 0, sizeof *names);
   lfa_status st = lfa_fs_join(path, sizeof path, dir, "_versions", err);
-  if (st == LFA_OK) st = lfa_fs_list(names, path, 0, err);
+  if (st == LFA_OK) st = lfa_fs_list_in(names, fs, path, 0, err);
   if (st != LFA_OK) return st;
   st = lfa_version_list_make(out, (const char *const *)names->names, names->count, err);
   if (st == LFA_OK && out->count == 0)
     st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-2", "%s holds no version manifest", path);
-  if (st != LFA_OK) lfa_fs_names_free(names);
+  if (st != LFA_OK) { /* both freed: the caller owns them only on success */
+    lfa_version_list_free(out);
+    lfa_fs_names_free(names);
+  }
   return st;
 }
 
@@ -35,7 +44,7 @@ static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_vers
   lfa_buf bytes = {0};
   snprintf(rel, sizeof rel, "_versions/%s", e->name);
   lfa_status st = lfa_fs_join(path, sizeof path, dir, rel, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
   if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st == LFA_OK && s->file.manifest->version != e->version)
@@ -68,7 +77,7 @@ static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *
   lfa_buf bytes = {0};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false,
                                    "_transactions", name, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_TRANSACTION_BYTES_MAX, err);
   if (st == LFA_OK) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st == LFA_OK && s->file.transaction != NULL) st = same_transaction(s->file.transaction, s->txn_file, err);
@@ -114,10 +123,10 @@ static lfa_status cache_keep(const lfa_snapshot *s, lfa_object_kind kind, const 
 static lfa_status decode_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const char *path, bool bitmap,
                                   lfa_error *err) {
   uint64_t size = 0;
-  *out = s->cache != NULL && lfa_fs_size(path, &size) ? cache_find(s, LFA_OBJECT_DELETION, path, size) : NULL;
+  *out = s->cache != NULL && lfa_fs_size_in(s->fs, path, &size) ? cache_find(s, LFA_OBJECT_DELETION, path, size) : NULL;
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = lfa_fs_read(&bytes, path, LFA_DELETION_FILE_BYTES_MAX, err);
+  lfa_status st = lfa_fs_read_in(&bytes, s->fs, path, LFA_DELETION_FILE_BYTES_MAX, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
@@ -165,7 +174,7 @@ static lfa_status read_external(lfa_buf *out, const lfa_snapshot *s, const char 
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf whole = {0};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false, "", x->path, err);
-  if (st == LFA_OK) st = lfa_fs_read(&whole, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_in(&whole, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
   if (st == LFA_OK && (x->offset > whole.len || x->size > whole.len - x->offset))
     st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-7", "range [%" PRIu64 ", +%" PRIu64 ") passes the end of %s (%zu bytes)",
                   x->offset, x->size, x->path, whole.len);
@@ -245,9 +254,9 @@ static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, 
 }
 
 /* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const char *path, const Lance__Table__FieldAssignmentFile *f,
-                              lfa_error *err) {
-  lfa_status st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+static lfa_status read_object(lfa_buf *out, const lfa_snapshot *s, const char *path,
+                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
+  lfa_status st = lfa_fs_read_in(out, s->fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
   if (st == LFA_OK && out->len != f->size_bytes) {
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
                   f->size_bytes);
@@ -263,7 +272,7 @@ static lfa_status load_bitmap(roaring_bitmap_t **out, lfa_snapshot *s, const cha
   *out = cache_find(s, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, path, f, err);
+  lfa_status st = read_object(&bytes, s, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
@@ -279,7 +288,7 @@ static lfa_status load_root(lfa_root **out, lfa_snapshot *s, const char *path,
   *out = cache_find(s, LFA_OBJECT_ROOT, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, path, f, err);
+  lfa_status st = read_object(&bytes, s, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_root_decode(out, bytes.data, bytes.len, err);
@@ -368,13 +377,19 @@ static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
 
 lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err) {
-  return lfa_snapshot_open_cached(out, dir, entry, NULL, err);
+  return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, NULL, err);
 }
 
 lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                                     const lfa_object_cache *cache, lfa_error *err) {
+  return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, cache, err);
+}
+
+lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                const lfa_object_cache *cache, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->version = entry->version;
+  out->fs = fs != NULL ? fs : lfa_fs_posix();
   out->cache = cache;
   lfa_status st = load_manifest(out, dir, entry, err);
   if (st == LFA_OK) st = load_transaction(out, dir, err);
@@ -394,7 +409,12 @@ lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i
 
 lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err) {
-  lfa_status st = lfa_snapshot_open(out, dir, entry, err);
+  return lfa_snapshot_load_fs(out, lfa_fs_posix(), dir, entry, err);
+}
+
+lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                lfa_error *err) {
+  lfa_status st = lfa_snapshot_open_fs(out, fs, dir, entry, NULL, err);
   for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
   if (st != LFA_OK) lfa_snapshot_free(out);
   return st;

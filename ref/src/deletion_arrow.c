@@ -43,9 +43,12 @@
  *  - Compressed buffers: both the zstd form and the -1 raw form are read
  *    (arrow-rs stores raw when compression does not pay). A frame must be a
  *    single frame filling the buffer, recording its content size, equal to
- *    the declared length; a declared length above LFA_ZSTD_OUTPUT_BYTES_MAX
- *    is LFA_ERR_LIMIT before anything is inflated, any other mismatch is
- *    LFA_ERR_COMPRESSION.
+ *    the declared length, else LFA_ERR_COMPRESSION; a consistent frame
+ *    declaring more than LFA_ZSTD_OUTPUT_BYTES_MAX is LFA_ERR_LIMIT before
+ *    anything is inflated (only headers are read).
+ *  - Limits are for files that could be valid [FA-LIMIT-2]: a batch is over
+ *    LFA_DELETION_ARROW_ROWS_MAX only when its values buffer could hold its
+ *    rows; a file contradicting itself is malformed whatever it claims.
  *  - Metadata version V4 or V5; messages need the continuation marker (the
  *    pre-0.15 form without it is rejected). Flatbuffer scalars must be
  *    aligned to their size, as the flatbuffers verifiers require.
@@ -657,6 +660,8 @@ static lfa_status read_compression(bool *zstd, const fb_table *rb, lfa_error *er
 }
 
 /* The message the block points at; its body follows the block's metadata. */
+static lfa_status check_row_limit(const batch *b, lfa_error *err); /* with the body buffers, below */
+
 static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lfa_error *err) {
   message m;
   int64_t rows;
@@ -673,13 +678,11 @@ static lfa_status read_batch(batch *out, const arrow_file *f, const block *b, lf
     return st;
   if (rows < 0)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "it has a negative length %lld", (long long)rows);
-  if ((uint64_t)rows > LFA_DELETION_ARROW_ROWS_MAX)
-    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "it has %lld rows, limit is %u",
-                    (long long)rows, (unsigned)LFA_DELETION_ARROW_ROWS_MAX);
   out->rows = (uint64_t)rows;
   if ((st = read_field_node(&m.header, out->rows, err)) != LFA_OK) return st;
   if ((st = read_buffers(out, &m.header, err)) != LFA_OK) return st;
-  return read_compression(&out->zstd, &m.header, err);
+  if ((st = read_compression(&out->zstd, &m.header, err)) != LFA_OK) return st;
+  return check_row_limit(out, err);
 }
 
 /* ---- Body buffers ----------------------------------------------------- */
@@ -691,11 +694,22 @@ typedef struct span {
   uint8_t *owned; /* malloc'ed when inflated */
 } span;
 
-/* i64 length | zstd frame, or i64 -1 | raw bytes, or nothing at all. */
-static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const char *name,
-                                 lfa_error *err) {
-  out->data = src;
-  out->len = 0;
+/* What a compressed buffer holds: i64 length | zstd frame, i64 -1 | raw
+ * bytes, or nothing at all. */
+typedef struct framed {
+  const uint8_t *bytes; /* the frame, or the raw bytes */
+  size_t len;
+  bool raw;
+  uint64_t size; /* bytes once inflated */
+} framed;
+
+/* A buffer's prefix and, for a zstd frame, its headers: one frame filling
+ * the buffer and recording its content size, equal to the prefix. Nothing
+ * is inflated, so the caller can hold the size against a limit first; a
+ * buffer that contradicts itself is malformed, whatever size it claims
+ * [FA-LIMIT-2]. */
+static lfa_status read_framing(framed *out, const uint8_t *src, size_t n, const char *name, lfa_error *err) {
+  *out = (framed){src, 0, true, 0};
   if (n == 0) return LFA_OK;
   if (n < 8)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
@@ -703,16 +717,11 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
   int64_t want = load_i64(src);
   const uint8_t *frame = src + 8;
   size_t frame_len = n - 8;
-  out->data = frame;
-  out->len = frame_len;
+  out->bytes = frame, out->len = frame_len, out->size = frame_len;
   if (want == RAW_BUFFER) return LFA_OK;
   if (want < 0)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "%s buffer declares %lld uncompressed bytes", name,
                     (long long)want);
-  if ((uint64_t)want > LFA_ZSTD_OUTPUT_BYTES_MAX)
-    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
-                    "%s buffer declares %lld uncompressed bytes, limit is %u", name,
-                    (long long)want, (unsigned)LFA_ZSTD_OUTPUT_BYTES_MAX);
   unsigned long long content = ZSTD_getFrameContentSize(frame, frame_len);
   if (content == ZSTD_CONTENTSIZE_ERROR)
     return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer is not a zstd frame", name);
@@ -728,16 +737,52 @@ static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const 
     return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "%s buffer is not exactly one zstd frame of %zu bytes (%s)", name, frame_len,
                     ZSTD_isError(used) ? ZSTD_getErrorName(used) : "bytes follow the frame");
-  out->owned = malloc(want > 0 ? (size_t)want : 1);
+  out->raw = false, out->size = (uint64_t)want;
+  return LFA_OK;
+}
+
+/* [FA-LIMIT-2] A batch is over the row limit only when its values buffer
+ * could hold its rows (4 bytes each): raw, in its length; compressed, in
+ * the size its frame records (a frame contradicting its prefix is
+ * malformed). One that cannot is malformed whatever its length says, and a
+ * verifier must report it as such, not as a file merely too large for this
+ * reader. */
+static lfa_status check_row_limit(const batch *b, lfa_error *err) {
+  if (b->rows <= LFA_DELETION_ARROW_ROWS_MAX) return LFA_OK;
+  framed f = {NULL, b->buf_len[VALUES], true, b->buf_len[VALUES]};
+  lfa_status st = b->zstd ? read_framing(&f, b->body + b->buf_off[VALUES], b->buf_len[VALUES], "values", err) : LFA_OK;
+  if (st != LFA_OK) return st;
+  if (f.size / 4 < b->rows)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3", "values buffer holds %llu bytes, %llu rows need more",
+                    (unsigned long long)f.size, (unsigned long long)b->rows);
+  return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "it has %llu rows, limit is %u", (unsigned long long)b->rows,
+                  (unsigned)LFA_DELETION_ARROW_ROWS_MAX);
+}
+
+static lfa_status inflate_buffer(span *out, const uint8_t *src, size_t n, const char *name,
+                                 lfa_error *err) {
+  framed f;
+  out->data = src;
+  out->len = 0;
+  lfa_status st = read_framing(&f, src, n, name, err);
+  if (st != LFA_OK) return st;
+  out->data = f.bytes;
+  out->len = f.len;
+  if (f.raw) return LFA_OK;
+  if (f.size > LFA_ZSTD_OUTPUT_BYTES_MAX)
+    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
+                    "%s buffer declares %llu uncompressed bytes, limit is %u", name,
+                    (unsigned long long)f.size, (unsigned)LFA_ZSTD_OUTPUT_BYTES_MAX);
+  size_t want = (size_t)f.size;
+  out->owned = malloc(want > 0 ? want : 1);
   if (out->owned == NULL)
-    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate %lld bytes for the %s buffer",
-                    (long long)want, name);
-  size_t got = ZSTD_decompress(out->owned, (size_t)want, frame, frame_len);
-  if (ZSTD_isError(got) || got != (size_t)want)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer does not inflate to %lld bytes (%s)",
-                    name, (long long)want, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate %zu bytes for the %s buffer", want, name);
+  size_t got = ZSTD_decompress(out->owned, want, f.bytes, f.len);
+  if (ZSTD_isError(got) || got != want)
+    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer does not inflate to %zu bytes (%s)",
+                    name, want, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
   out->data = out->owned;
-  out->len = (size_t)want;
+  out->len = want;
   return LFA_OK;
 }
 

@@ -1,4 +1,5 @@
-/* fs.c: bounded file reads, sorted listings, create-only writes (lfa/fs.h). */
+/* fs.c: the POSIX file system (bounded file reads, sorted listings,
+ * create-only writes) and the calls that dispatch to any lfa_fs (lfa/fs.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "lfa/fs.h"
 
@@ -130,6 +131,78 @@ lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, l
   }
   if (close(fd) != 0 && rc == LFA_OK) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
   return rc;
+}
+
+/* mkdir, not mkdir -p: the caller claims a directory nobody else has. */
+static lfa_status posix_make_dir(const char *path, lfa_error *err) {
+  if (mkdir(path, 0777) == 0) return LFA_OK;
+  int e = errno;
+  if (e == EEXIST) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s already exists", path);
+  return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(e));
+}
+
+/* ---- the POSIX table and the dispatching calls ---------------------------------------- */
+
+static lfa_status op_read(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
+  (void)ctx;
+  return lfa_fs_read(out, path, max_bytes, err);
+}
+static int op_size(void *ctx, const char *path, uint64_t *size) { return (void)ctx, lfa_fs_size(path, size); }
+static int op_exists(void *ctx, const char *path) { return (void)ctx, lfa_fs_exists(path); }
+static int op_is_dir(void *ctx, const char *path) { return (void)ctx, lfa_fs_is_dir(path); }
+static lfa_status op_list(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
+  (void)ctx;
+  return lfa_fs_list(out, dir, missing_ok, err);
+}
+static lfa_status op_write_new(void *ctx, const char *path, const uint8_t *data, size_t len, lfa_error *err) {
+  (void)ctx;
+  return lfa_fs_write_new(path, data, len, err);
+}
+static lfa_status op_make_dir(void *ctx, const char *path, lfa_error *err) {
+  (void)ctx;
+  return posix_make_dir(path, err);
+}
+
+static const lfa_fs_ops POSIX_OPS = {op_read, op_size, op_exists, op_is_dir, op_list, op_write_new, op_make_dir};
+static const lfa_fs POSIX = {&POSIX_OPS, NULL}; /* constant: the POSIX file system keeps no state */
+
+const lfa_fs *lfa_fs_posix(void) { return &POSIX; }
+
+static const lfa_fs *or_posix(const lfa_fs *fs) { return fs != NULL ? fs : &POSIX; }
+
+lfa_status lfa_fs_read_in(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->read(fs->ctx, out, path, max_bytes, err);
+}
+
+int lfa_fs_size_in(const lfa_fs *fs, const char *path, uint64_t *size) {
+  fs = or_posix(fs);
+  return fs->ops->size(fs->ctx, path, size);
+}
+
+int lfa_fs_exists_in(const lfa_fs *fs, const char *path) {
+  fs = or_posix(fs);
+  return fs->ops->exists(fs->ctx, path);
+}
+
+int lfa_fs_is_dir_in(const lfa_fs *fs, const char *path) {
+  fs = or_posix(fs);
+  return fs->ops->is_dir(fs->ctx, path);
+}
+
+lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int missing_ok, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->list(fs->ctx, out, dir, missing_ok, err);
+}
+
+lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->write_new(fs->ctx, path, data, len, err);
+}
+
+lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->make_dir(fs->ctx, path, err);
 }
 
 lfa_status lfa_fs_join(char *out, size_t cap, const char *a, const char *b, lfa_error *err) {

@@ -5,13 +5,18 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lfa/rebase.h"
 
 lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err) {
+  return lfa_history_open_fs(h, lfa_fs_posix(), dir, seed, err);
+}
+
+lfa_status lfa_history_open_fs(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   memset(h, 0, sizeof *h);
-  return dir ? lfa_writer_open(&h->writer, dir, seed, err) : LFA_OK;
+  return dir ? lfa_writer_open_fs(&h->writer, fs, dir, seed, err) : LFA_OK;
 }
 
 const lfa_table *lfa_history_head(const lfa_history *h) { return h->count ? &h->versions[h->count - 1] : NULL; }
@@ -76,9 +81,13 @@ lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64
   const lfa_table *src = lfa_history_version(source, version);
   char abs[PATH_MAX];
   if (src == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", version);
-  if (source->writer == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "the source history is not on disk");
-  if (realpath(lfa_writer_dir(source->writer), abs) == NULL)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "cannot resolve %s", lfa_writer_dir(source->writer));
+  if (source->writer == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "the source history is not written");
+  const lfa_fs *fs = lfa_writer_fs(source->writer);
+  const char *where = lfa_writer_dir(source->writer);
+  if (fs != lfa_fs_posix()) /* in memory: paths are names, there is nothing to resolve */
+    snprintf(abs, sizeof abs, "%s", where);
+  else if (realpath(where, abs) == NULL)
+    return lfa_fail(err, LFA_ERR_IO, NULL, "cannot resolve %s", where);
   lfa_request req = {.op = LFA_OP_CLONE, .deep = deep};
   lfa_change change;
   lfa_table n;
@@ -89,7 +98,7 @@ lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64
   if (st == LFA_OK) st = grow(out, err);
   if (st == LFA_OK) st = lfa_commit(&n, NULL, &change, src, err); /* FA-CLONE-1/2: the source's state */
   if (st == LFA_OK) {
-    st = lfa_writer_clone(&out->writer, abs, version, dir, deep, seed, change.txn, err);
+    st = lfa_writer_clone_fs(&out->writer, fs, abs, version, dir, deep, seed, change.txn, err);
     if (st != LFA_OK) lfa_table_free(&n);
   }
   if (st != LFA_OK) {

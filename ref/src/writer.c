@@ -28,15 +28,13 @@
  * seeded by the caller, and nothing else varies (no timestamp is written),
  * so one seed and one history give the same bytes at the same paths.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup, mkdir */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "lfa/writer.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
@@ -88,6 +86,7 @@ typedef struct prior_fragment {
 } prior_fragment;
 
 struct lfa_writer {
+  const lfa_fs *fs; /* where the dataset is written (borrowed) */
   char *dir;
   uint64_t random;  /* xorshift64* state, never 0 */
   uint64_t version; /* last committed version; 0 before the first */
@@ -124,18 +123,21 @@ static void next_uuid(lfa_writer *w, char out[37]) {
 /* ---- opening and closing ---------------------------------------------------- */
 
 lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err) {
+  return lfa_writer_open_fs(out, lfa_fs_posix(), dir, seed, err);
+}
+
+lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   *out = NULL;
-  /* mkdir claims the directory: two writers never share one dataset */
-  if (mkdir(dir, 0777) != 0) {
-    int e = errno;
-    if (e == EEXIST) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s already exists; a writer starts a new dataset", dir);
-    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", dir, strerror(e));
-  }
+  /* making the directory claims it: two writers never share one dataset */
+  lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
+  if (st == LFA_ERR_USAGE) return lfa_fail(err, st, NULL, "%s already exists; a writer starts a new dataset", dir);
+  if (st != LFA_OK) return st;
   lfa_writer *w = calloc(1, sizeof *w);
   if (w == NULL || (w->dir = strdup(dir)) == NULL) {
     free(w);
     return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate a writer");
   }
+  w->fs = fs != NULL ? fs : lfa_fs_posix();
   /* splitmix64 of the seed: nearby seeds give unrelated streams, and the
    * xorshift state must not be 0 */
   uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
@@ -148,6 +150,8 @@ lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa
 }
 
 const char *lfa_writer_dir(const lfa_writer *w) { return w->dir; }
+
+const lfa_fs *lfa_writer_fs(const lfa_writer *w) { return w->fs; }
 
 void lfa_writer_close(lfa_writer *w) {
   if (w == NULL) return;
@@ -373,7 +377,7 @@ static lfa_status write_file(const lfa_writer *w, const char *rel, const uint8_t
   char path[LFA_PATH_BYTES_MAX];
   lfa_status st = lfa_fs_join(path, sizeof path, w->dir, rel, err);
   /* [FA-STORE-8] create-only: an existing path is an error, never replaced */
-  return st == LFA_OK ? lfa_fs_write_new(path, data, len, err) : st;
+  return st == LFA_OK ? lfa_fs_write_new_in(w->fs, path, data, len, err) : st;
 }
 
 static uint64_t fnv1a(const uint8_t *data, size_t len) {
@@ -388,7 +392,7 @@ static uint64_t fnv1a(const uint8_t *data, size_t len) {
 static bool still_stored(const lfa_writer *w, const stored_object *o) {
   char path[LFA_PATH_BYTES_MAX];
   uint64_t size = 0;
-  return lfa_fs_join(path, sizeof path, w->dir, o->path, NULL) == LFA_OK && lfa_fs_size(path, &size) &&
+  return lfa_fs_join(path, sizeof path, w->dir, o->path, NULL) == LFA_OK && lfa_fs_size_in(w->fs, path, &size) &&
          size == o->bytes.len;
 }
 
@@ -960,13 +964,13 @@ static lfa_status copy_object(const lfa_writer *w, const clone_draft *c, lfa_anc
   lfa_status st = lfa_path_resolve(from, sizeof from, c->src_dir, c->src->file.manifest, a, need_root, subdir, rel, err);
   if (st == LFA_OK && subdir[0] != '\0') st = lfa_fs_join(rel_to, sizeof rel_to, subdir, rel, err);
   if (st == LFA_OK) st = lfa_fs_join(to, sizeof to, w->dir, subdir[0] != '\0' ? rel_to : rel, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, from, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && lfa_fs_exists(to)) {
-    st = lfa_fs_read(&there, to, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, w->fs, from, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+  if (st == LFA_OK && lfa_fs_exists_in(w->fs, to)) {
+    st = lfa_fs_read_in(&there, w->fs, to, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
     if (st == LFA_OK && (there.len != bytes.len || (bytes.len > 0 && memcmp(there.data, bytes.data, bytes.len) != 0)))
       st = lfa_fail(err, LFA_ERR_USAGE, "FA-CLONE-3", "the clone already holds another object at this path");
   } else if (st == LFA_OK) {
-    st = lfa_fs_write_new(to, bytes.data, bytes.len, err);
+    st = lfa_fs_write_new_in(w->fs, to, bytes.data, bytes.len, err);
   }
   lfa_buf_free(&bytes);
   lfa_buf_free(&there);
@@ -1068,7 +1072,7 @@ static lfa_status fresh_root_path(char *rel, size_t cap, lfa_writer *w, int32_t 
     next_uuid(w, uuid);
     snprintf(rel, cap, "_field_assignments/roots/%" PRId32 "/%s.root", id, uuid);
     lfa_status st = lfa_fs_join(path, sizeof path, w->dir, rel, err);
-    if (st != LFA_OK || !lfa_fs_exists(path)) return st;
+    if (st != LFA_OK || !lfa_fs_exists_in(w->fs, path)) return st;
   }
   return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "no fresh root path for field %d in %d attempts", id,
                   FRESH_PATH_ATTEMPTS);
@@ -1177,16 +1181,16 @@ static lfa_status clone_commit(clone_draft *c, lfa_writer *w, const Lance__Table
 }
 
 /* Loads version `version` of the dataset at `dir`, every tracked field. */
-static lfa_status load_source(lfa_snapshot *out, const char *dir, uint64_t version, lfa_error *err) {
+static lfa_status load_source(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version, lfa_error *err) {
   lfa_version_list list = {0};
   lfa_names names = {0};
   const lfa_version_entry *entry = NULL;
   memset(out, 0, sizeof *out);
-  lfa_status st = lfa_dataset_versions(&list, &names, dir, err);
+  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, dir, err);
   if (st != LFA_OK) return st;
   for (size_t i = 0; i < list.count; i++)
     if (list.entries[i].version == version) entry = &list.entries[i];
-  st = entry ? lfa_snapshot_load(out, dir, entry, err)
+  st = entry ? lfa_snapshot_load_fs(out, fs, dir, entry, err)
              : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, version);
   lfa_version_list_free(&list);
   lfa_fs_names_free(&names);
@@ -1195,15 +1199,21 @@ static lfa_status load_source(lfa_snapshot *out, const char *dir, uint64_t versi
 
 lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
                             uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err) {
+  return lfa_writer_clone_fs(out, lfa_fs_posix(), source_dir, version, dir, deep, seed, txn, err);
+}
+
+lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
+                               const char *dir, bool deep, uint64_t seed, Lance__Table__Transaction *txn,
+                               lfa_error *err) {
   *out = NULL;
   lfa_snapshot src;
   clone_draft c = {.src = &src, .src_dir = source_dir, .deep = deep};
   if (txn == NULL || txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "a clone's first version needs a Clone transaction");
-  lfa_status st = load_source(&src, source_dir, version, err);
+  lfa_status st = load_source(&src, fs, source_dir, version, err);
   if (st != LFA_OK) return st;
   lfa_writer *w = NULL;
-  st = lfa_writer_open(&w, dir, seed, err);
+  st = lfa_writer_open_fs(&w, fs, dir, seed, err);
   if (st == LFA_OK) st = clone_commit(&c, w, txn, err);
   draft_free(&c.d, 0);
   free(c.base_list);

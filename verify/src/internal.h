@@ -48,6 +48,7 @@ void vf_cache_free(vf_cache *c);
 /* What every check needs: where the dataset is and where findings go. */
 typedef struct vf_ctx {
   const char *dir;
+  const lfa_fs *fs; /* where `dir` and every file it names are read */
   lfa_findings *findings;
   const lfa_version_list *versions; /* the listing of `dir` */
   const lfa_object_cache *cache;    /* NULL: every snapshot from scratch (--full) */
@@ -92,7 +93,7 @@ lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_v
  * of the dataset. vf_check_sidecar_storage: the property key [FA-TXN-5] and
  * an empty sidecar [FA-TXN-6] of an opened version. */
 bool vf_sidecar_undecodable(const uint8_t *txn, size_t len);
-bool vf_txn_file_sidecar_undecodable(const char *dir, const char *rel);
+bool vf_txn_file_sidecar_undecodable(const lfa_fs *fs, const char *dir, const char *rel);
 void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);
 
 /* orphans.c: [FA-CLEAN-10] objects no version references, past the grace

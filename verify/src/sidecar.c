@@ -97,11 +97,11 @@ bool vf_sidecar_undecodable(const uint8_t *txn, size_t len) {
   return rest_ok;
 }
 
-bool vf_txn_file_sidecar_undecodable(const char *dir, const char *rel) {
+bool vf_txn_file_sidecar_undecodable(const lfa_fs *fs, const char *dir, const char *rel) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
   bool broken = lfa_fs_join(path, sizeof path, dir, rel, NULL) == LFA_OK &&
-                lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
+                lfa_fs_read_in(&bytes, fs, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
                 vf_sidecar_undecodable(bytes.data, bytes.len);
   lfa_buf_free(&bytes);
   return broken;

@@ -152,7 +152,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   lfa_error e = {0};
   *m = NULL, *raw = NULL;
   lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, c->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
   if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
@@ -598,13 +598,13 @@ static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
  * it is sound. */
 static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
   lfa_error e = {0};
-  if (lfa_snapshot_open_cached(&v->snap, c->dir, entry, c->cache, &e) != LFA_OK) {
+  if (lfa_snapshot_open_fs(&v->snap, c->fs, c->dir, entry, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     lfa_where w = at(v);
     char file[LFA_PATH_BYTES_MAX];
     vf_locate(&w, file, sizeof file, e.msg, NULL);
     if (e.status == LFA_ERR_PROTO && w.file != NULL && strncmp(w.file, "_transactions/", 14) == 0 &&
-        vf_txn_file_sidecar_undecodable(c->dir, w.file)) { /* [FA-TXN-7] */
+        vf_txn_file_sidecar_undecodable(c->fs, c->dir, w.file)) { /* [FA-TXN-7] */
       e.rule = "FA-TXN-7";
       lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
     }
@@ -615,9 +615,11 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
   bool loaded = false;
   lfa_status st = load_fields(&loaded, v, c, err);
   if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v);
-  if (st == LFA_OK && loaded) {
-    st = lfa_table_from_snapshot(&v->table, &v->snap, err);
-    v->loadable = st == LFA_OK;
+  if (st == LFA_OK && loaded) { /* an overlay the model refuses is a finding, not a failure [FA-VERIFY-5] */
+    lfa_error_clear(&e);
+    if (lfa_table_from_snapshot(&v->table, &v->snap, &e) == LFA_OK) v->loadable = true;
+    else if (e.status == LFA_ERR_NOMEM) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    else report_failure(c, at(v), &e, "FA-OVERLAY-3");
   }
   *c->objects_decoded += v->snap.objects_decoded;
   if (!v->loadable) lfa_snapshot_free(&v->snap); /* nothing uses it: keep memory to one version */
@@ -648,7 +650,7 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
 lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,
                            lfa_error *err) {
   lfa_findings ignored = {0};
-  vf_ctx quiet = {dir, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
+  vf_ctx quiet = {dir, c->fs, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
   lfa_status st = vf_check_version(out, &quiet, entry, err);
   lfa_findings_free(&ignored);
   return st;

@@ -275,7 +275,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
   lfa_error e = {0};
   char why[LFA_ERROR_MSG_MAX + 64];
   const lfa_version_entry *entry = NULL;
-  if (lfa_dataset_versions(&list, &names, dir, &e) == LFA_OK) {
+  if (lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e) == LFA_OK) {
     for (size_t i = 0; i < list.count; i++)
       if (list.entries[i].version == version) entry = &list.entries[i];
   }
@@ -303,7 +303,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
 static const char *clone_source(const vf_ctx *c, const Lance__Table__Transaction__Clone *op) {
   const char *path = op->ref_path;
   if (path != NULL && strncmp(path, "file://", 7) == 0) path += 7;
-  return path != NULL && path[0] != '\0' && lfa_fs_is_dir(path) ? path : c->dir;
+  return path != NULL && path[0] != '\0' && lfa_fs_is_dir_in(c->fs, path) ? path : c->dir;
 }
 
 /* ---- Rewrite: the independent mapping ----------------------------------------------- */

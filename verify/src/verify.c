@@ -56,12 +56,13 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   memset(out, 0, sizeof *out);
   lfa_version_list versions;
   lfa_names names;
-  lfa_status st = lfa_dataset_versions(&versions, &names, dir, err);
+  const lfa_fs *fs = o->fs != NULL ? o->fs : lfa_fs_posix();
+  lfa_status st = lfa_dataset_versions_fs(&versions, &names, fs, dir, err);
   if (st != LFA_OK) return st;
   out->versions = calloc(versions.count + 1, sizeof *out->versions);
   vf_cache cache; /* [issue 5 item 6] each object decoded once per run, unless --full */
   vf_cache_init(&cache);
-  vf_ctx c = {dir, &out->findings, &versions, o->full ? NULL : &cache.iface, &out->objects_decoded};
+  vf_ctx c = {dir, fs, &out->findings, &versions, o->full ? NULL : &cache.iface, &out->objects_decoded};
   if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK) st = walk(out, &c, o, err);
   out->objects_reused = cache.hits;

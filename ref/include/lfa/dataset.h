@@ -77,12 +77,18 @@ typedef struct lfa_snapshot {
   const lfa_object_cache *cache;          /* NULL, or the cache that owns every root, partial
                                              bitmap and deletion set above (borrowed) */
   uint64_t objects_decoded;               /* roots, bitmaps, deletion files decoded (not from the cache) */
+  const lfa_fs *fs;                       /* where its files are read (borrowed; set by open) */
 } lfa_snapshot;
 
 /* The versions of the dataset at `dir`. `names` keeps the listing the
  * entries point into. OWNERSHIP: free both (lfa_version_list_free,
- * lfa_fs_names_free). */
+ * lfa_fs_names_free); on failure both are left empty. */
 lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err);
+
+/* The same on file system `fs` (lfa/fs.h; NULL: POSIX). Every function of
+ * this header without `_fs` reads the POSIX file system. */
+lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
+                                   lfa_error *err);
 
 /* Opens one version: manifest, transaction, deletion files, and the list of
  * tracked fields (descriptors only: no assignment object is read, so a plan
@@ -98,13 +104,22 @@ lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_versi
 lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                                     const lfa_object_cache *cache, lfa_error *err);
 
+/* lfa_snapshot_open_cached on file system `fs` (NULL: POSIX), which the
+ * snapshot keeps (borrowed: it must outlive the snapshot) for the later
+ * lfa_snapshot_load_field calls. */
+lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                const lfa_object_cache *cache, lfa_error *err);
+
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
- * checking each against the snapshot (FA-EXPR-9). */
+ * checking each against the snapshot (FA-EXPR-9), from the file system the
+ * snapshot was opened on. */
 lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i, lfa_error *err);
 
 /* lfa_snapshot_open, then every tracked field. */
 lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err);
+lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                lfa_error *err);
 
 /* The tracked[] index of a field id, or SIZE_MAX when it is not tracked. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id);

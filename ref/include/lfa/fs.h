@@ -1,6 +1,15 @@
 /* fs.h: the file-system edge of lfa. The format layer never touches files;
  * readers and writers of whole datasets go through these few calls, which
- * bound what they read and never overwrite an existing object. */
+ * bound what they read and never overwrite an existing object.
+ *
+ * A file system is an lfa_fs: a table of operations and the context they
+ * run on. Two exist: the POSIX one (lfa_fs_posix, a constant table with no
+ * state) and the in-memory one (lfa/memfs.h), which lets the fuzz targets
+ * read and write whole datasets without touching a disk. Code that takes an
+ * `const lfa_fs *` reaches files only through it; the path-based functions
+ * below (lfa_fs_read, lfa_fs_list, ...) are the POSIX file system called
+ * directly, kept for the command line and the tests.
+ */
 #ifndef LFA_FS_H
 #define LFA_FS_H
 
@@ -10,31 +19,64 @@
 #include "lfa/bytes.h"
 #include "lfa/error.h"
 
-/* Reads a whole regular file, failing with LFA_ERR_LIMIT (before reading)
- * when it is larger than max_bytes. OWNERSHIP: out->data is the caller's. */
-lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
-
-/* True when `path` exists (any kind of entry). */
-int lfa_fs_exists(const char *path);
-
-/* True when `path` is a regular file; *size is then its size in bytes. */
-int lfa_fs_size(const char *path, uint64_t *size);
-
-/* True when `path` is a directory (links followed). */
-int lfa_fs_is_dir(const char *path);
-
 /* The names in a directory (no "." or ".."), sorted bytewise.
- * OWNERSHIP: free with lfa_fs_names_free. A missing directory is an empty
- * list when `missing_ok`, else LFA_ERR_IO. */
+ * OWNERSHIP: free with lfa_fs_names_free. */
 typedef struct lfa_names {
   size_t count;
   char **names;
 } lfa_names;
-lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_error *err);
 void lfa_fs_names_free(lfa_names *names);
 
-/* Creates `path` with exactly these bytes, creating missing parent
- * directories; fails if the file exists [FA-STORE-8]. */
+/* The operations of one file system, each on `ctx`. Every implementation
+ * keeps these contracts (the POSIX one defines them):
+ *  - read: a whole regular file; LFA_ERR_LIMIT (before reading) when it is
+ *    larger than max_bytes; LFA_ERR_IO when there is no such file.
+ *    OWNERSHIP: out->data is the caller's.
+ *  - size: true when `path` is a regular file, *size then its bytes.
+ *  - exists: true when anything (file or directory) is at `path`.
+ *  - is_dir: true when `path` is a directory.
+ *  - list: the names in directory `dir`; a missing directory is an empty
+ *    list when `missing_ok`, else LFA_ERR_IO.
+ *  - write_new: creates `path` with exactly these bytes, creating missing
+ *    parent directories; fails if anything exists there [FA-STORE-8].
+ *  - make_dir: creates the one directory `path` (its parent must exist);
+ *    LFA_ERR_USAGE when anything exists there already, LFA_ERR_IO when it
+ *    cannot be made. A writer claims its dataset directory with it. */
+typedef struct lfa_fs_ops {
+  lfa_status (*read)(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
+  int (*size)(void *ctx, const char *path, uint64_t *size);
+  int (*exists)(void *ctx, const char *path);
+  int (*is_dir)(void *ctx, const char *path);
+  lfa_status (*list)(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err);
+  lfa_status (*write_new)(void *ctx, const char *path, const uint8_t *data, size_t len, lfa_error *err);
+  lfa_status (*make_dir)(void *ctx, const char *path, lfa_error *err);
+} lfa_fs_ops;
+
+/* A file system: its operations (a constant table) and their context. */
+typedef struct lfa_fs {
+  const lfa_fs_ops *ops;
+  void *ctx;
+} lfa_fs;
+
+/* The POSIX file system: a constant with no state, shared by all callers. */
+const lfa_fs *lfa_fs_posix(void);
+
+/* The operations of `fs` (NULL: the POSIX file system), called as
+ * functions. See lfa_fs_ops for what each does. */
+lfa_status lfa_fs_read_in(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, lfa_error *err);
+int lfa_fs_size_in(const lfa_fs *fs, const char *path, uint64_t *size);
+int lfa_fs_exists_in(const lfa_fs *fs, const char *path);
+int lfa_fs_is_dir_in(const lfa_fs *fs, const char *path);
+lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int missing_ok, lfa_error *err);
+lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err);
+lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err);
+
+/* The same operations on the POSIX file system. */
+lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
+int lfa_fs_exists(const char *path);
+int lfa_fs_size(const char *path, uint64_t *size);
+int lfa_fs_is_dir(const char *path);
+lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_error *err);
 lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, lfa_error *err);
 
 /* Joins two path parts with one '/', failing past LFA_PATH_BYTES_MAX. */

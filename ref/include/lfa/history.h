@@ -26,6 +26,10 @@ typedef struct lfa_history {
 /* An empty history; with `dir`, every commit is also written there (a new
  * directory), object names drawn from `seed`. */
 lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err);
+/* The same with the directory on file system `fs` (lfa/fs.h; NULL: POSIX),
+ * which must outlive the history: an in-memory lfa_memfs writes a history
+ * without touching a disk. */
+lfa_status lfa_history_open_fs(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
 /* Builds `req` against version `read_version` (0: the head) and commits it
  * as the next version, N = head + 1, which also names what it writes
@@ -35,10 +39,11 @@ lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_
 lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t read_version, lfa_error *err);
 
 /* A new history whose version 1 clones version `version` of `source`
- * (which must be on disk), written as a new dataset at `dir` (spec
- * 05-operations.md §16): deep copies the objects, shallow references them
- * through a base path. Its transaction is Clone{is_shallow, ref_path = the
- * source directory's absolute path, ref_version}. The clone takes no later
+ * (which must be written), written as a new dataset at `dir` on the same
+ * file system (spec 05-operations.md §16): deep copies the objects, shallow
+ * references them through a base path. Its transaction is
+ * Clone{is_shallow, ref_path = the source directory's absolute path (in
+ * memory: its path as given), ref_version}. The clone takes no later
  * commit (lfa_writer_clone). OWNERSHIP: *out is the caller's
  * (lfa_history_close), also on failure. */
 lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64_t version, const char *dir, bool deep,

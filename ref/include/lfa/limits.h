@@ -70,4 +70,12 @@
 #define LFA_CLEANUP_DATASETS_MAX 1024u
 #define LFA_CLEANUP_NOTES_MAX (1u << 16)
 
+/* The in-memory file system (lfa/memfs.h), which the fuzz targets and tests
+ * read and write whole datasets in. Like the JSON limits these belong to
+ * lfa's tools, not to the format (spec/ does not list them): the files it
+ * holds, and the bytes of all of them together. A container (its serialized
+ * form) is bounded by the same two. */
+#define LFA_MEMFS_FILES_MAX 4096u
+#define LFA_MEMFS_BYTES_MAX (64u << 20)
+
 #endif

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "lfa/error.h"
+#include "lfa/fs.h"
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
 
@@ -30,6 +31,11 @@ typedef struct lfa_writer lfa_writer;
  * makes object uuids deterministic (same seed, same history, same bytes).
  * OWNERSHIP: *out is the caller's (lfa_writer_close). */
 lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err);
+
+/* The same on file system `fs` (lfa/fs.h; NULL: POSIX), which the writer
+ * keeps (borrowed: it must outlive the writer). Without `_fs`, the
+ * functions of this header write to the POSIX file system. */
+lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
 /* Writes version `table->version` (which must follow the previous commit's
  * by one) with `txn` as its transaction. The writer fills in the
@@ -57,9 +63,14 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
  * OWNERSHIP: *out is the caller's (lfa_writer_close). */
 lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
                             uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err);
+/* The same with the source and the clone both on `fs` (NULL: POSIX). */
+lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
+                               const char *dir, bool deep, uint64_t seed, Lance__Table__Transaction *txn,
+                               lfa_error *err);
 
-/* The directory the writer writes. */
+/* The directory the writer writes, and the file system it is on. */
 const char *lfa_writer_dir(const lfa_writer *w);
+const lfa_fs *lfa_writer_fs(const lfa_writer *w);
 
 void lfa_writer_close(lfa_writer *w);
 

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "lfa/error.h"
+#include "lfa/fs.h"
 
 typedef enum lfa_severity {
   LFA_SEVERITY_ERROR = 0, /* a MUST is broken: the exit status says so */
@@ -95,6 +96,9 @@ typedef struct lfa_verify_options {
   bool full; /* every snapshot from scratch: no object is reused from an
                 earlier version (the default decodes each root, bitmap and
                 deletion file once per run, keyed by path and size) */
+  const lfa_fs *fs; /* where the dataset is read (lfa/fs.h): NULL is the POSIX
+                       file system; an lfa_memfs verifies a dataset in memory.
+                       Every file is read through it, a clone's source too. */
 } lfa_verify_options;
 
 typedef struct lfa_verify_result {

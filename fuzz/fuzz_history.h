@@ -1,0 +1,315 @@
+/* fuzz_history.h: what the two stateful targets share (ops_differential,
+ * verifier_faults): the reference model (an lfa_history written to an
+ * in-memory file system, lfa/memfs.h) and the independent oracle
+ * (tests/oracle.c) driven side by side by requests decoded from input
+ * bytes, the disk round trip, and the verifier run on the written history.
+ *
+ * Decoding: every byte is one decision of the request generator shared
+ * with tests/test_oracle.c (tests/oracle_gen.h): an op is a byte modulo the
+ * op count, a field a byte modulo the fields that fit, a live key a byte
+ * modulo the live rows, a yes/no a byte against a threshold; bytes past the
+ * end read as 0, so any byte string is a valid sequence. The first request
+ * is always CREATE over the fixed schema id, emb, payload{value, note}
+ * (each field's assignment from the input). The generator builds only
+ * requests whose answer the spec and mutate.h fix (keys are never reused
+ * after insert; see gen in oracle_gen.h), valid and invalid ones alike.
+ *
+ * One step (fh_step) fails, with the request sequence and the first
+ * difference in `diff`, when:
+ *  - the model refuses (LFA_ERR_USAGE) but the oracle predicts acceptance,
+ *    or the reverse (a compaction Lance's planning finds no work for may
+ *    commit nothing: no row's state changes, FA-REWRITE-1);
+ *  - the two hold different numbers of versions;
+ *  - the head differs (tests/oracle_compare.h `agree`): row-id mode, field
+ *    paths, tracked fields (FA-OP-1), the set of live keys, and on every
+ *    live key every tracked field's state (FA-SEM-1, FA-SEM-2);
+ *  - after a commit, when the caller asks for it, the version the writer
+ *    put in the memfs, read back by the reader (lfa/dataset.h, every
+ *    load-time rule), differs from the oracle in the same way (keys come
+ *    from the model: they are not on disk). fh_round_trip does the same
+ *    for the head at any time.
+ * Everything lives in one heap-allocated fh_run per input: no globals.
+ */
+#ifndef LFA_FUZZ_HISTORY_H
+#define LFA_FUZZ_HISTORY_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_helpers.h"
+#include "lfa/dataset.h"
+#include "lfa/history.h"
+#include "lfa/memfs.h"
+#include "lfa/mutate.h"
+#include "lfa/table.h"
+#include "lfa/verify.h"
+#include "oracle.h"
+#include "oracle_compare.h"
+#include "oracle_gen.h"
+
+/* The dataset directory of the written history: the root of the memfs. */
+#define FH_DIR "."
+
+/* ---- the input as a source of choices ------------------------------------------------ */
+
+typedef struct fh_input {
+  const uint8_t *data;
+  size_t size, pos;
+} fh_input;
+
+static inline unsigned fh_byte(fh_input *in) { return in->pos < in->size ? in->data[in->pos++] : 0u; }
+static inline bool fh_more(const fh_input *in) { return in->pos < in->size; }
+
+/* A choice among n: one byte modulo n (two bytes when n > 256). */
+static inline unsigned fh_choose(void *src, unsigned n) {
+  unsigned v = fh_byte(src);
+  if (n > 256) v = v << 8 | fh_byte(src);
+  return n ? v % n : 0;
+}
+
+/* A yes/no with `percent` chance over the 256 byte values; 0 (also past
+ * the end) is always no, so zero bytes decode to plain, valid requests. */
+static inline bool fh_coin(void *src, unsigned percent) { return fh_byte(src) * 100u >= (100u - percent) * 256u; }
+
+/* Every operation but CREATE (the first request, and only it, creates). */
+static const lfa_op FH_OPS[] = {
+    LFA_OP_APPEND,   LFA_OP_DELETE,   LFA_OP_UPDATE,   LFA_OP_MERGE_INSERT, LFA_OP_ADD_COLUMNS, LFA_OP_TRACK,
+    LFA_OP_RENAME,   LFA_OP_CAST,     LFA_OP_SET_NULLABLE, LFA_OP_DROP,  LFA_OP_COMPACT,     LFA_OP_REPLACE,
+    LFA_OP_OVERLAY,  LFA_OP_RESTORE,  LFA_OP_OVERWRITE, LFA_OP_CLONE,   LFA_OP_CREATE_INDEX, LFA_OP_UPDATE_CONFIG,
+};
+
+static inline lfa_op fh_pick_op(gen *g) { return FH_OPS[rnd(g, (unsigned)(sizeof FH_OPS / sizeof FH_OPS[0]))]; }
+
+/* ---- one run: model, oracle, memfs ------------------------------------------------------ */
+
+typedef struct fh_run {
+  lfa_memfs fs; /* the history's directory (FH_DIR) */
+  lfa_history h;
+  oracle o;
+  gen g;
+  fh_input in;
+  char log[8192]; /* the sequence so far, printed on a disagreement */
+  size_t log_len;
+  char diff[1200]; /* the first disagreement */
+  uint64_t *frag_keys;
+  size_t cap_frag_keys;
+} fh_run;
+
+/* A run over `data`: the history opened on an empty memfs, seed 1. */
+static inline fh_run *fh_open(const uint8_t *data, size_t size) {
+  fh_run *d = calloc(1, sizeof *d);
+  FUZZ_ASSERT(d != NULL, "out of memory");
+  lfa_memfs_init(&d->fs);
+  d->in = (fh_input){data, size, 0};
+  d->g.choose = fh_choose, d->g.coin = fh_coin, d->g.src = &d->in, d->g.next_key = 1;
+  or_init(&d->o);
+  lfa_error err = fuzz_error();
+  FUZZ_ASSERT(lfa_history_open_fs(&d->h, &d->fs.fs, FH_DIR, 1, &err) == LFA_OK, "the history did not open in memory");
+  return d;
+}
+
+static inline void fh_close(fh_run *d) {
+  lfa_history_close(&d->h);
+  or_free(&d->o);
+  lfa_memfs_free(&d->fs);
+  free(d->frag_keys);
+  free(d);
+}
+
+/* ---- the log --------------------------------------------------------------------------------- */
+
+static inline void fh_put(char *out, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static inline void fh_put(char *out, size_t cap, size_t *used, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (*used < cap) *used += (size_t)vsnprintf(out + *used, cap - *used, fmt, ap);
+  if (*used > cap) *used = cap;
+  va_end(ap);
+}
+
+static inline void fh_put_names(char *out, size_t cap, size_t *used, const char *label, lfa_names_list l) {
+  for (size_t i = 0; i < l.count; i++) fh_put(out, cap, used, "%s%s", i ? "," : label, l.names[i]);
+}
+
+static inline void fh_put_keys(char *out, size_t cap, size_t *used, const char *label, lfa_keys k) {
+  for (size_t i = 0; i < k.count; i++) fh_put(out, cap, used, "%s%" PRIu64, i ? "," : label, k.keys[i]);
+}
+
+/* Appends one line describing `q` to the sequence log. */
+static inline void fh_log_request(fh_run *d, const lfa_request *q) {
+  char l[1024];
+  size_t n = 0, cap = sizeof l;
+  fh_put(l, cap, &n, "  %s", lfa_op_name(q->op));
+  for (size_t i = 0; i < q->n_new_fields; i++)
+    fh_put(l, cap, &n, " new=%s:%s:%d", q->new_fields[i].path, q->new_fields[i].type, (int)q->new_fields[i].assignment);
+  fh_put_keys(l, cap, &n, " rows=", q->rows);
+  fh_put_keys(l, cap, &n, " inserts=", q->inserts);
+  fh_put_names(l, cap, &n, " fields=", q->fields);
+  fh_put_names(l, cap, &n, " invalidate=", q->invalidate);
+  if (q->field) fh_put(l, cap, &n, " field=%s", q->field);
+  if (q->new_name) fh_put(l, cap, &n, " new_name=%s", q->new_name);
+  if (q->new_type) fh_put(l, cap, &n, " new_type=%s", q->new_type);
+  if (q->op == LFA_OP_TRACK) fh_put(l, cap, &n, " assignment=%d", (int)q->assignment);
+  if (q->op == LFA_OP_CREATE) fh_put(l, cap, &n, " stable_row_ids=%d", q->stable_row_ids);
+  if (q->op == LFA_OP_ADD_COLUMNS) fh_put(l, cap, &n, " with_data=%d", q->with_data);
+  if (q->op == LFA_OP_UPDATE) fh_put(l, cap, &n, " rewrite_columns=%d", q->rewrite_columns);
+  if (q->op == LFA_OP_MERGE_INSERT) fh_put(l, cap, &n, " on_row_id=%d delete_matched=%d", q->on_row_id, q->delete_matched);
+  if (q->op == LFA_OP_REPLACE || q->op == LFA_OP_OVERLAY) fh_put(l, cap, &n, " fragment=%" PRIu64, q->fragment_id);
+  if (q->op == LFA_OP_RESTORE) fh_put(l, cap, &n, " version=%" PRIu64, q->version);
+  if (q->op == LFA_OP_CLONE) fh_put(l, cap, &n, " deep=%d", q->deep);
+  if (q->rows_per_file) fh_put(l, cap, &n, " rows_per_file=%" PRIu64, q->rows_per_file);
+  fh_put(d->log, sizeof d->log, &d->log_len, "%s\n", l);
+  if (d->log_len >= sizeof d->log) d->log_len = sizeof d->log - 1;
+}
+
+/* ---- reading the memfs back ------------------------------------------------------------------------- */
+
+/* Version v of the history as the reader gets it from `fs` (every
+ * load-time rule applied). Fails with the reader's message in `err`. */
+static inline lfa_status fh_read_version(lfa_table *out, const lfa_fs *fs, uint64_t v, lfa_error *err) {
+  lfa_version_list list;
+  lfa_names names;
+  lfa_snapshot snap;
+  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, FH_DIR, err);
+  if (st != LFA_OK) return st;
+  const lfa_version_entry *entry = NULL;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == v) entry = &list.entries[i];
+  st = entry ? lfa_snapshot_load_fs(&snap, fs, FH_DIR, entry, err)
+             : lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 " is not listed", v);
+  if (st == LFA_OK) {
+    st = lfa_table_from_snapshot(out, &snap, err);
+    lfa_snapshot_free(&snap);
+  }
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
+/* The head as the writer left it in the memfs agrees with the oracle. */
+static inline bool fh_round_trip(fh_run *d) {
+  const lfa_table *head = lfa_history_head(&d->h);
+  if (head == NULL) return true;
+  lfa_table disk;
+  lfa_error err = fuzz_error();
+  if (fh_read_version(&disk, &d->fs.fs, head->version, &err) != LFA_OK) {
+    snprintf(d->diff, sizeof d->diff, "version %" PRIu64 " does not read back from memory: %s", head->version, err.msg);
+    return false;
+  }
+  char why[sizeof d->diff - 64];
+  bool ok = agree(&d->o.head, &disk, head, why, sizeof why);
+  if (!ok) snprintf(d->diff, sizeof d->diff, "version %" PRIu64 " read back: %s", head->version, why);
+  lfa_table_free(&disk);
+  return ok;
+}
+
+/* ---- one step ---------------------------------------------------------------------------------------- */
+
+/* The live keys of fragment `id` of the model's head: structure the oracle
+ * cannot know by itself (which rows share a fragment), never state. */
+static inline or_fragment fh_head_fragment(fh_run *d, uint64_t id) {
+  const lfa_table *t = lfa_history_head(&d->h);
+  size_t i = t ? lfa_table_fragment(t, id) : SIZE_MAX;
+  if (i == SIZE_MAX) return (or_fragment){false, 0, NULL};
+  const lfa_fragment *f = &t->fragments[i];
+  if (d->cap_frag_keys < f->physical_rows) {
+    d->cap_frag_keys = (size_t)f->physical_rows;
+    d->frag_keys = realloc(d->frag_keys, d->cap_frag_keys * sizeof *d->frag_keys);
+    FUZZ_ASSERT(d->frag_keys != NULL, "out of memory");
+  }
+  size_t n = 0;
+  for (uint32_t o = 0; o < f->physical_rows; o++)
+    if (lfa_fragment_is_live(f, o)) d->frag_keys[n++] = f->keys[o];
+  return (or_fragment){true, n, d->frag_keys};
+}
+
+/* Model's answer against the prediction; false with d->diff on a mismatch. */
+static inline bool fh_judge(fh_run *d, const or_prediction *p, lfa_status st, const lfa_error *err) {
+  if (p->refuse && st == LFA_OK) {
+    snprintf(d->diff, sizeof d->diff, "model accepted; oracle expected a refusal [%s]: %s",
+             p->rule ? p->rule : "-", p->why);
+    return false;
+  }
+  if (p->refuse && st != LFA_ERR_USAGE) {
+    snprintf(d->diff, sizeof d->diff, "model failed with %s (%s); oracle expected LFA_ERR_USAGE: %s",
+             lfa_status_name(st), err->msg, p->why);
+    return false;
+  }
+  if (!p->refuse && st != LFA_OK) {
+    snprintf(d->diff, sizeof d->diff, "model refused with %s [%s] %s; oracle expected acceptance",
+             lfa_status_name(st), err->rule ? err->rule : "-", err->msg);
+    return false;
+  }
+  return true;
+}
+
+/* Runs `q` on both sides; false with d->diff on a disagreement. With
+ * `round_trip`, a committed version is also read back from the memfs. */
+static inline bool fh_step(fh_run *d, const lfa_request *q, bool round_trip) {
+  or_fragment frag = {false, 0, NULL};
+  or_state next;
+  or_prediction pred;
+  lfa_error err = fuzz_error();
+  size_t before = d->h.count;
+  if (q->op == LFA_OP_REPLACE || q->op == LFA_OP_OVERLAY) frag = fh_head_fragment(d, q->fragment_id);
+  fh_log_request(d, q);
+  or_predict(&d->o, q, &frag, &next, &pred);
+  lfa_status st = lfa_history_apply(&d->h, q, 0, &err);
+  bool ok = true;
+  if (q->op == LFA_OP_COMPACT && !pred.refuse && st == LFA_ERR_USAGE && strstr(err.msg, "nothing to compact")) {
+    or_state_free(&next); /* no work, no commit, no state change (FA-REWRITE-1) */
+  } else {
+    ok = fh_judge(d, &pred, st, &err);
+    if (ok && st == LFA_OK)
+      or_commit(&d->o, &next);
+    else
+      or_state_free(&next);
+  }
+  if (ok && d->h.count != d->o.n_versions) {
+    snprintf(d->diff, sizeof d->diff, "model has %zu versions, oracle %zu", d->h.count, d->o.n_versions);
+    ok = false;
+  }
+  const lfa_table *head = lfa_history_head(&d->h);
+  ok = ok && agree(&d->o.head, head, head, d->diff, sizeof d->diff);
+  if (ok && round_trip && d->h.count > before) ok = fh_round_trip(d);
+  return ok;
+}
+
+/* Decodes and runs up to `max_steps` requests (the first creates; then one
+ * per step while input remains); aborts on the first disagreement. */
+static inline void fh_run_steps(fh_run *d, unsigned max_steps, bool round_trip, const char *target) {
+  for (unsigned s = 0; s < max_steps && (s == 0 || fh_more(&d->in)); s++) {
+    lfa_request q;
+    gen_request(&d->g, &q, s == 0 ? LFA_OP_CREATE : fh_pick_op(&d->g), &d->o, &d->h);
+    if (!fh_step(d, &q, round_trip)) {
+      fprintf(stderr, "%s: step %u disagrees\nsequence:\n%s  first difference: %s\n", target, s + 1, d->log, d->diff);
+      FUZZ_ASSERT(false, "model, oracle and the history read back disagree");
+    }
+  }
+}
+
+/* ---- the verifier -------------------------------------------------------------------------------------- */
+
+/* Verifies the dataset at FH_DIR of `fs`. The status and *out as
+ * lfa_verify_dataset leaves them (free *out in every case). */
+static inline lfa_status fh_verify(lfa_verify_result *out, const lfa_fs *fs, bool full, lfa_error *err) {
+  lfa_verify_options o = {.fs = fs, .full = full};
+  return lfa_verify_dataset(out, FH_DIR, &o, err);
+}
+
+/* Prints the findings of `r` to stderr (before an abort). */
+static inline void fh_print_findings(const lfa_verify_result *r) {
+  for (size_t i = 0; i < r->findings.count; i++) {
+    const lfa_finding *f = &r->findings.items[i];
+    fprintf(stderr, "  %s %s version %" PRIu64 " %s: %s\n", lfa_severity_name(f->severity), f->rule, f->version,
+            f->file ? f->file : "-", f->message);
+  }
+}
+
+#endif
