@@ -23,8 +23,8 @@
  *             fragment; sizes made to agree as above
  *   manifest  a descriptor dropped, re-pointed or given another field; a
  *             fragment dropped, resized, losing its deletion file or a data
- *             file's field; the field-assignment flag cleared; the deletion
- *             count changed
+ *             file's field, or its deletion count changed; the
+ *             field-assignment flags cleared; the version field changed
  *   txn       the sidecar of a transaction edited (a RowChange flipped or
  *             dropped, a FragmentState dropped or switched, an
  *             Initialization dropped or flipped, a Transfer or the whole
@@ -56,6 +56,16 @@
  * transaction edited alone breaks rules but moves no row; FA-VERIFY-2 asks
  * for its finding only when a MUST broke, which this target does not
  * judge).
+ *
+ * Limits. An FA-LIMIT-2 finding is a warning ("not checked", FA-VERIFY-6),
+ * so a fault the verifier sees only as a limit counts as unreported. The
+ * histories here are far below every limit of lfa/limits.h, so after one
+ * fault a limit almost always means a decoder took a malformed file for a
+ * large one: that is how the Roaring container count and the Arrow row
+ * count were found (fuzz/README.md). The exception would be a compact
+ * encoding that one flip makes both plausible and huge (a row-id range);
+ * should the target stop on one, it is a limit working as specified, not a
+ * verifier bug, and this rule needs narrowing rather than the verifier.
  *
  * No file I/O (the memfs), no globals; deterministic.
  */

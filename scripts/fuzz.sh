@@ -16,7 +16,8 @@
 #
 # The table gives, per target: executions, exec/s as the engine counts them
 # (wall clock), exec per CPU second of the fuzzing process (what one core
-# would do on a machine nobody else uses), edges, and the result.
+# would do on a machine nobody else uses; libFuzzer only), edges, and the
+# result.
 #
 # One target at a time on one core, seeded from corpus/<target>/ with
 # fuzz/<target>.dict (when there is one) and the [libfuzzer] options of
@@ -130,6 +131,9 @@ for t in "${targets[@]}"; do
   cpu=$(awk -v a="$(children_cpu "$dir/times-before")" -v b="$(children_cpu "$dir/times-after")" \
     'BEGIN { printf "%.1f", b - a }')
   per_cpu=$(awk -v n="${execs:-0}" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "?" }')
+  # afl-fuzz runs the target in a fork server it does not always reap:
+  # its CPU is not all counted here
+  [ "$engine" = afl ] && per_cpu=-
   crashes=$(find "$dir/findings" -type f | wc -l)
   if [ "$status" -ne 0 ] || [ "$crashes" -ne 0 ]; then
     found=1
