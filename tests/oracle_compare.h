@@ -35,9 +35,13 @@ static inline void model_path(const lfa_table *t, size_t i, char *out, size_t ca
     at = next;
   }
   out[used] = '\0';
-  while (depth-- > 0 && used < cap) {
+  while (depth-- > 0) { /* appended by hand: agree builds every path of every head */
     const char *name = t->fields[chain[depth]].name;
-    used += (size_t)snprintf(out + used, cap - used, "%s%s", used && out[used - 1] != '.' ? "." : "", name);
+    size_t n = strlen(name), dot = used && out[used - 1] != '.';
+    if (used + dot + n >= cap) break;
+    if (dot) out[used++] = '.';
+    memcpy(out + used, name, n + 1);
+    used += n;
   }
 }
 
@@ -50,21 +54,36 @@ static inline size_t model_field(const lfa_table *t, const char *path) {
   return SIZE_MAX;
 }
 
-/* Same field paths, same tracked fields (FA-OP-1). */
-static inline bool same_schema(const or_state *o, const lfa_table *t, char *diff, size_t cap) {
-  size_t tracked = 0;
+/* The model index of every oracle field, matched by path: each model
+ * path is built once per comparison, not once per oracle field. False with
+ * `diff` when the field counts differ or a path has no match. */
+static inline bool match_fields(size_t at[OR_MAX_FIELDS], const or_state *o, const lfa_table *t, char *diff,
+                                size_t cap) {
   if (t->n_fields != o->n_fields) {
     snprintf(diff, cap, "schema: model has %zu fields, oracle %zu", t->n_fields, o->n_fields);
     return false;
   }
+  char paths[OR_MAX_FIELDS][2 * OR_PATH_MAX];
+  for (size_t m = 0; m < t->n_fields; m++) model_path(t, m, paths[m], sizeof paths[m]);
   for (size_t i = 0; i < o->n_fields; i++) {
-    const or_field *f = &o->fields[i];
-    size_t m = model_field(t, f->path);
-    if (m == SIZE_MAX) {
-      snprintf(diff, cap, "schema: model has no field '%s'", f->path);
+    at[i] = SIZE_MAX;
+    for (size_t m = 0; m < t->n_fields && at[i] == SIZE_MAX; m++)
+      if (strcmp(paths[m], o->fields[i].path) == 0) at[i] = m;
+    if (at[i] == SIZE_MAX) {
+      snprintf(diff, cap, "schema: model has no field '%s'", o->fields[i].path);
       return false;
     }
-    bool model_tracked = lfa_table_tracked(t, t->fields[m].id) != NULL;
+  }
+  return true;
+}
+
+/* Same field paths, same tracked fields (FA-OP-1); `at` from match_fields. */
+static inline bool same_schema(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS], char *diff,
+                               size_t cap) {
+  size_t tracked = 0;
+  for (size_t i = 0; i < o->n_fields; i++) {
+    const or_field *f = &o->fields[i];
+    bool model_tracked = lfa_table_tracked(t, t->fields[at[i]].id) != NULL;
     if (model_tracked != f->tracked) {
       snprintf(diff, cap, "field '%s': model %s, oracle %s", f->path, model_tracked ? "tracked" : "untracked",
                f->tracked ? "tracked" : "untracked");
@@ -123,13 +142,13 @@ static inline const live_row *find_live(const live_row *rows, size_t n, uint64_t
 }
 
 /* The same live keys, and on each the same state of every tracked field.
- * Each oracle field's model state is looked up once (by path, as
- * same_schema matched them), not once per row. */
-static inline bool same_rows(const or_state *o, const lfa_table *t, const live_row *rows, size_t n, char *diff,
-                      size_t cap) {
+ * Each oracle field's model state is looked up once (`at` from
+ * match_fields), not once per row. */
+static inline bool same_rows(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS],
+                             const live_row *rows, size_t n, char *diff, size_t cap) {
   const lfa_field_state *state[OR_MAX_FIELDS] = {NULL};
   for (size_t i = 0; i < o->n_fields; i++)
-    if (o->fields[i].tracked) state[i] = lfa_table_tracked(t, t->fields[model_field(t, o->fields[i].path)].id);
+    if (o->fields[i].tracked) state[i] = lfa_table_tracked(t, t->fields[at[i]].id);
   for (size_t i = 1; i < n; i++)
     if (rows[i].key == rows[i - 1].key) {
       snprintf(diff, cap, "key %" PRIu64 " is live twice in the model", rows[i].key);
@@ -170,11 +189,12 @@ static inline bool agree(const or_state *o, const lfa_table *t, const lfa_table 
     snprintf(diff, cap, "row-id mode differs");
     return false;
   }
-  if (!same_schema(o, t, diff, cap)) return false;
+  size_t at[OR_MAX_FIELDS];
+  if (!match_fields(at, o, t, diff, cap) || !same_schema(o, t, at, diff, cap)) return false;
   size_t n = 0;
   live_row *rows = model_rows(t, keys_from, &n, diff, cap);
   if (rows == NULL) return false;
-  bool ok = same_rows(o, t, rows, n, diff, cap);
+  bool ok = same_rows(o, t, at, rows, n, diff, cap);
   free(rows);
   return ok;
 }
