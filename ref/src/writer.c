@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lfa/arena.h"
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
 #include "lfa/deletion.h"
@@ -116,8 +117,19 @@ static void next_uuid(lfa_writer *w, char out[37]) {
   uint64_t hi = next_random(w), lo = next_random(w);
   hi = (hi & ~0xF000ULL) | 0x4000ULL;
   lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
-  snprintf(out, 37, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, hi >> 32,
-           (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48, lo & (uint64_t)0xFFFFFFFFFFFF);
+  /* 8-4-4-4-12 hex digits, most significant first (a commit writes several:
+   * formatted by hand, not by snprintf) */
+  static const char HEX[] = "0123456789abcdef";
+  size_t at = 0;
+  for (int nibble = 15; nibble >= 0; nibble--) {
+    if (nibble == 7 || nibble == 3) out[at++] = '-';
+    out[at++] = HEX[(hi >> (4 * nibble)) & 0xF];
+  }
+  for (int nibble = 15; nibble >= 0; nibble--) {
+    if (nibble == 15 || nibble == 11) out[at++] = '-';
+    out[at++] = HEX[(lo >> (4 * nibble)) & 0xF];
+  }
+  out[at] = '\0';
 }
 
 /* ---- opening and closing ---------------------------------------------------- */
@@ -572,6 +584,7 @@ typedef struct root_draft {
   lfa_root_entry *entries;
   lfa_root_entry **entry_list;
   Lance__Table__FieldAssignmentFile *partials;
+  lfa_arena arena; /* the three arrays above */
 } root_draft;
 
 /* [FA-ROOT-2] entries ascending with the fragments; [FA-ROOT-3] their
@@ -581,10 +594,10 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
   size_t n = 0;
   for (size_t i = 0; i < t->n_fragments; i++) n += s->cells[i].kind != LFA_CELL_NONE;
   lance__table__field_assignment_root__init(&r->root);
-  r->entries = calloc(n + 1, sizeof *r->entries);
-  r->entry_list = calloc(n + 1, sizeof *r->entry_list);
-  r->partials = calloc(n + 1, sizeof *r->partials);
-  if (r->entries == NULL || r->entry_list == NULL || r->partials == NULL)
+  r->entries = lfa_arena_array(&r->arena, n + 1, sizeof *r->entries);
+  r->entry_list = lfa_arena_array(&r->arena, n + 1, sizeof *r->entry_list);
+  r->partials = lfa_arena_array(&r->arena, n + 1, sizeof *r->partials);
+  if (r->arena.failed)
     return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate %zu root entries", n);
   for (size_t i = 0, k = 0; i < t->n_fragments; i++) {
     const lfa_cell *c = &s->cells[i];
@@ -624,9 +637,7 @@ static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_writer *
   if (st == LFA_OK) st = lfa_root_encode(&bytes, &r.root, err);
   if (st == LFA_OK) st = store_object(&obj, w, OBJECT_ROOT, s->field_id, 0, &bytes, err);
   lfa_buf_free(&bytes);
-  free(r.entries);
-  free(r.entry_list);
-  free(r.partials);
+  lfa_arena_free(&r.arena);
   if (st != LFA_OK) {
     lfa_error_prefix(err, "field %d", s->field_id);
     return st;
@@ -666,47 +677,51 @@ typedef struct draft {
   Lance__Table__FieldCoverage *field_coverages;
   ProtobufCBinaryData *coverage_bytes;
   lfa_buf *coverage_bufs; /* the encoded bitmaps coverage_bytes point into */
+  lfa_arena arena;        /* every array above but next_prior */
 } draft;
 
-static lfa_status draft_alloc_overlays(draft *d, const lfa_table *t, lfa_error *err) {
+static lfa_status draft_alloc_overlays(draft *d, const lfa_table *t) {
   size_t n = 1, nc = 1;
   for (size_t i = 0; i < t->n_fragments; i++)
     for (size_t k = 0; k < t->fragments[i].n_overlays; k++, n++) {
       const lfa_overlay *o = &t->fragments[i].overlays[k];
       nc += o->shared ? 1 : o->file.n_fields;
     }
-  d->overlays = calloc(n, sizeof *d->overlays), d->overlay_list = calloc(n, sizeof *d->overlay_list);
-  d->overlay_files = calloc(n, sizeof *d->overlay_files), d->field_coverages = calloc(n, sizeof *d->field_coverages);
-  d->coverage_bytes = calloc(nc, sizeof *d->coverage_bytes), d->coverage_bufs = calloc(nc, sizeof *d->coverage_bufs);
-  if (d->overlays && d->overlay_list && d->overlay_files && d->field_coverages && d->coverage_bytes && d->coverage_bufs)
-    return LFA_OK;
-  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the overlays");
+  lfa_arena *a = &d->arena;
+  d->overlays = lfa_arena_array(a, n, sizeof *d->overlays);
+  d->overlay_list = lfa_arena_array(a, n, sizeof *d->overlay_list);
+  d->overlay_files = lfa_arena_array(a, n, sizeof *d->overlay_files);
+  d->field_coverages = lfa_arena_array(a, n, sizeof *d->field_coverages);
+  d->coverage_bytes = lfa_arena_array(a, nc, sizeof *d->coverage_bytes);
+  d->coverage_bufs = lfa_arena_array(a, nc, sizeof *d->coverage_bufs);
+  return a->failed ? LFA_ERR_NOMEM : LFA_OK;
 }
 
+/* Everything but next_prior (which outlives the draft) comes from the
+ * draft's arena: one release, few mallocs. */
 static lfa_status draft_alloc(draft *d, const lfa_table *t, lfa_error *err) {
   size_t nf = t->n_fields + 1, nfr = t->n_fragments + 1, nt = t->n_tracked + 1, nfiles = 1;
   for (size_t i = 0; i < t->n_fragments; i++) nfiles += t->fragments[i].n_files;
   memset(d, 0, sizeof *d);
-  d->fields = calloc(nf, sizeof *d->fields), d->field_list = calloc(nf, sizeof *d->field_list);
-  d->frags = calloc(nfr, sizeof *d->frags), d->frag_list = calloc(nfr, sizeof *d->frag_list);
-  d->files = calloc(nfiles, sizeof *d->files), d->file_list = calloc(nfiles, sizeof *d->file_list);
-  d->deletions = calloc(nfr, sizeof *d->deletions), d->row_ids = calloc(nfr, sizeof *d->row_ids);
-  d->states = calloc(nt, sizeof *d->states), d->state_list = calloc(nt, sizeof *d->state_list);
-  d->roots = calloc(nt, sizeof *d->roots), d->next_prior = calloc(nfr, sizeof *d->next_prior);
-  if (d->fields && d->field_list && d->frags && d->frag_list && d->files && d->file_list && d->deletions &&
-      d->row_ids && d->states && d->state_list && d->roots && d->next_prior)
-    return draft_alloc_overlays(d, t, err);
-  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the manifest");
+  lfa_arena *a = &d->arena;
+  d->fields = lfa_arena_array(a, nf, sizeof *d->fields), d->field_list = lfa_arena_array(a, nf, sizeof *d->field_list);
+  d->frags = lfa_arena_array(a, nfr, sizeof *d->frags), d->frag_list = lfa_arena_array(a, nfr, sizeof *d->frag_list);
+  d->files = lfa_arena_array(a, nfiles, sizeof *d->files);
+  d->file_list = lfa_arena_array(a, nfiles, sizeof *d->file_list);
+  d->deletions = lfa_arena_array(a, nfr, sizeof *d->deletions), d->row_ids = lfa_arena_array(a, nfr, sizeof *d->row_ids);
+  d->states = lfa_arena_array(a, nt, sizeof *d->states), d->state_list = lfa_arena_array(a, nt, sizeof *d->state_list);
+  d->roots = lfa_arena_array(a, nt, sizeof *d->roots);
+  d->next_prior = calloc(nfr, sizeof *d->next_prior);
+  if (d->next_prior == NULL || draft_alloc_overlays(d, t) != LFA_OK)
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the manifest");
+  return LFA_OK;
 }
 
 static void draft_free(draft *d, size_t n_fragments) {
   for (size_t i = 0; d->row_ids != NULL && i < n_fragments; i++) lfa_buf_free(&d->row_ids[i]);
   for (size_t i = 0; d->coverage_bufs != NULL && i < d->n_coverage; i++) lfa_buf_free(&d->coverage_bufs[i]);
-  free(d->overlays), free(d->overlay_list), free(d->overlay_files), free(d->field_coverages);
-  free(d->coverage_bytes), free(d->coverage_bufs);
   free(d->next_prior);
-  free(d->fields), free(d->field_list), free(d->frags), free(d->frag_list), free(d->files), free(d->file_list);
-  free(d->deletions), free(d->row_ids), free(d->states), free(d->state_list), free(d->roots);
+  lfa_arena_free(&d->arena);
   memset(d, 0, sizeof *d);
 }
 
@@ -1148,14 +1163,14 @@ static lfa_status clone_alloc(clone_draft *c, lfa_error *err) {
   size_t nfr = m->n_fragments + 1, nt = m->n_field_assignment_states + 1, nfiles = 1;
   for (size_t i = 0; i < m->n_fragments; i++) nfiles += m->fragments[i]->n_files;
   draft *d = &c->d;
-  d->frags = calloc(nfr, sizeof *d->frags), d->frag_list = calloc(nfr, sizeof *d->frag_list);
-  d->files = calloc(nfiles, sizeof *d->files), d->file_list = calloc(nfiles, sizeof *d->file_list);
-  d->deletions = calloc(nfr, sizeof *d->deletions);
-  d->states = calloc(nt, sizeof *d->states), d->state_list = calloc(nt, sizeof *d->state_list);
-  d->roots = calloc(nt, sizeof *d->roots);
-  if (d->frags && d->frag_list && d->files && d->file_list && d->deletions && d->states && d->state_list && d->roots)
-    return LFA_OK;
-  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate the clone's manifest");
+  lfa_arena *a = &d->arena;
+  d->frags = lfa_arena_array(a, nfr, sizeof *d->frags), d->frag_list = lfa_arena_array(a, nfr, sizeof *d->frag_list);
+  d->files = lfa_arena_array(a, nfiles, sizeof *d->files);
+  d->file_list = lfa_arena_array(a, nfiles, sizeof *d->file_list);
+  d->deletions = lfa_arena_array(a, nfr, sizeof *d->deletions);
+  d->states = lfa_arena_array(a, nt, sizeof *d->states), d->state_list = lfa_arena_array(a, nt, sizeof *d->state_list);
+  d->roots = lfa_arena_array(a, nt, sizeof *d->roots);
+  return lfa_arena_check(a, err);
 }
 
 /* Builds and writes version 1 of the clone from the loaded source version. */
