@@ -206,10 +206,13 @@ lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err
 }
 
 lfa_status lfa_fs_join(char *out, size_t cap, const char *a, const char *b, lfa_error *err) {
-  size_t la = strlen(a);
+  size_t la = strlen(a), lb = strlen(b);
   while (la > 1 && a[la - 1] == '/') la--;
-  int n = snprintf(out, cap, "%.*s/%s", (int)la, a, b);
-  if (n < 0 || (size_t)n >= cap || (size_t)n >= LFA_PATH_BYTES_MAX)
+  size_t n = la + 1 + lb; /* "<a>/<b>" */
+  if (n >= cap || n >= LFA_PATH_BYTES_MAX)
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "path too long: %s/%s", a, b);
+  memcpy(out, a, la);
+  out[la] = '/';
+  memcpy(out + la + 1, b, lb + 1);
   return LFA_OK;
 }

@@ -76,8 +76,19 @@ static bool is_dir_key(const lfa_memfs *m, const char *key) {
 
 static bool exists_key(const lfa_memfs *m, const char *key) { return is_file(m, key) || is_dir_key(m, key); }
 
-/* True when a proper ancestor of `key` is a file. */
+/* True when a proper ancestor of `key` is a file. Fast path: a parent with
+ * entries under it is a directory, and so is each of its ancestors, since
+ * nothing is ever put below a file (check_new_file here, the same check in
+ * the container decoder). The names under the parent are one run of the
+ * sorted entries and `key` sorts inside or just past it, so the two
+ * neighbours of its insertion point tell whether the run is empty. */
 static bool file_above(const lfa_memfs *m, const char *key) {
+  const char *slash = strrchr(key, '/');
+  if (slash == NULL) return false; /* only the root is above, a directory */
+  size_t under = (size_t)(slash - key) + 1, at = lower_bound(m, key);
+  if ((at < m->count && strncmp(m->entries[at].name, key, under) == 0) ||
+      (at > 0 && strncmp(m->entries[at - 1].name, key, under) == 0))
+    return false;
   char up[LFA_PATH_BYTES_MAX];
   size_t n = strlen(key);
   memcpy(up, key, n + 1);
