@@ -197,6 +197,12 @@ static void test_FA_OVERLAY_3_corrupt_coverage_is_a_finding(void **state) {
   assert_int_equal(f->version, 8);
   assert_non_null(strstr(f->message, "overlay"));
   lfa_verify_result_free(&r);
+  /* a last version that does not load is not handed out */
+  lfa_verify_options to8 = {.fs = &m.fs, .has_to = true, .to = 8};
+  assert_ok(lfa_verify_dataset(&r, ".", &to8, &err), &err);
+  assert_int_equal(r.versions_checked, 8);
+  assert_false(r.last_loaded);
+  lfa_verify_result_free(&r);
   lfa_memfs_free(&m);
   free(bytes);
 }
@@ -560,6 +566,12 @@ static void test_history_in_memory_equals_on_disk(void **state) {
       read_back(&x, lfa_fs_posix(), dir, v);
       read_back(&y, &m.fs, "/", v);
       assert_same_table(&x, &y);
+      /* the verifier hands out the last version it checked as it loaded it */
+      lfa_verify_options upto = {.fs = &m.fs, .has_from = true, .from = v, .has_to = true, .to = v};
+      assert_ok(lfa_verify_dataset(&b, ".", &upto, &err), &err);
+      assert_true(b.last_loaded);
+      assert_same_table(&b.last, &y);
+      lfa_verify_result_free(&b);
       lfa_table_free(&x);
       lfa_table_free(&y);
     }

@@ -47,11 +47,15 @@ static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_vers
   if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
   if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
-  if (st == LFA_OK && s->file.manifest->version != e->version)
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-2", "manifest records version %" PRIu64,
-                  s->file.manifest->version);
   if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
   return st;
+}
+
+/* [FA-LANCE-2] the manifest is the version its file name says. */
+static lfa_status check_manifest_version(const lfa_snapshot *s, const lfa_version_entry *e, lfa_error *err) {
+  if (s->file.manifest->version == e->version) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-2", "_versions/%s: manifest records version %" PRIu64, e->name,
+                  s->file.manifest->version);
 }
 
 /* Two transactions are equal when their canonical encodings are: writers
@@ -385,18 +389,41 @@ lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lf
   return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, cache, err);
 }
 
-lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                const lfa_object_cache *cache, lfa_error *err) {
-  memset(out, 0, sizeof *out);
-  out->version = entry->version;
-  out->fs = fs != NULL ? fs : lfa_fs_posix();
-  out->cache = cache;
-  lfa_status st = load_manifest(out, dir, entry, err);
+/* Everything after the manifest file is decoded into out->file. */
+static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry, lfa_error *err) {
+  lfa_status st = check_manifest_version(out, entry, err);
   if (st == LFA_OK) st = load_transaction(out, dir, err);
   if (st == LFA_OK) st = index_fragments(out, err);
   if (st == LFA_OK) st = load_deletions(out, dir, err);
   if (st == LFA_OK) st = load_row_ids(out, dir, err);
   if (st == LFA_OK) st = list_tracked(out, err);
+  return st;
+}
+
+static void open_begin(lfa_snapshot *out, const lfa_fs *fs, const lfa_version_entry *entry,
+                       const lfa_object_cache *cache) {
+  memset(out, 0, sizeof *out);
+  out->version = entry->version;
+  out->fs = fs != NULL ? fs : lfa_fs_posix();
+  out->cache = cache;
+}
+
+lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                const lfa_object_cache *cache, lfa_error *err) {
+  open_begin(out, fs, entry, cache);
+  lfa_status st = load_manifest(out, dir, entry, err);
+  if (st == LFA_OK) st = open_rest(out, dir, entry, err);
+  if (st != LFA_OK) lfa_snapshot_free(out);
+  return st;
+}
+
+lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
+                                     const lfa_version_entry *entry, lfa_manifest_file *file,
+                                     const lfa_object_cache *cache, lfa_error *err) {
+  open_begin(out, fs, entry, cache);
+  out->file = *file;
+  memset(file, 0, sizeof *file);
+  lfa_status st = open_rest(out, dir, entry, err);
   if (st != LFA_OK) lfa_snapshot_free(out);
   return st;
 }

@@ -596,9 +596,12 @@ static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
 
 /* Opens the snapshot, loads its fields, and builds its table when all of
  * it is sound. */
-static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
+/* The snapshot of `entry` from its manifest file `mf`, already decoded by
+ * read_manifest (taken over), then every field and the model. */
+static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry,
+                                 lfa_manifest_file *mf, lfa_error *err) {
   lfa_error e = {0};
-  if (lfa_snapshot_open_fs(&v->snap, c->fs, c->dir, entry, c->cache, &e) != LFA_OK) {
+  if (lfa_snapshot_open_decoded(&v->snap, c->fs, c->dir, entry, mf, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     lfa_where w = at(v);
     char file[LFA_PATH_BYTES_MAX];
@@ -640,9 +643,9 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
     out->tracked = m->n_field_assignment_states > 0;
     broken |= check_manifest(c, out, m);
   }
-  lfa_manifest_file_free(&mf);
   lfa_pb_free(raw);
-  if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, err);
+  if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, err);
+  lfa_manifest_file_free(&mf); /* when check_snapshot did not take it */
   if (st == LFA_OK && c->findings->lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording findings");
   return st;
 }

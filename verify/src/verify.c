@@ -45,6 +45,11 @@ static lfa_status walk(lfa_verify_result *out, const vf_ctx *c, const lfa_verify
     prev = cur, have_prev = true; /* cur is always initialized by vf_check_version */
     out->versions[out->versions_checked++] = l->entries[i].version;
   }
+  if (have_prev && prev.loadable && out->versions_checked > 0 &&
+      prev.version == out->versions[out->versions_checked - 1]) { /* the last version checked: kept */
+    out->last = prev.table, out->last_loaded = true;
+    memset(&prev.table, 0, sizeof prev.table);
+  }
   if (have_prev) vf_version_free(&prev);
   return st;
 }
@@ -81,5 +86,6 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
 void lfa_verify_result_free(lfa_verify_result *r) {
   lfa_findings_free(&r->findings);
   free(r->versions);
+  if (r->last_loaded) lfa_table_free(&r->last);
   memset(r, 0, sizeof *r);
 }

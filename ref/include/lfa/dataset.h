@@ -110,6 +110,13 @@ lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lf
 lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
                                 const lfa_object_cache *cache, lfa_error *err);
 
+/* lfa_snapshot_open_fs from the manifest file of `entry` the caller has
+ * already read and decoded (lfa_manifest_file_decode): it is not read
+ * again. *file is taken over in every case (left zeroed). */
+lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
+                                     const lfa_version_entry *entry, lfa_manifest_file *file,
+                                     const lfa_object_cache *cache, lfa_error *err);
+
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the
  * snapshot was opened on. */

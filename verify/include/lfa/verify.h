@@ -27,6 +27,7 @@
 
 #include "lfa/error.h"
 #include "lfa/fs.h"
+#include "lfa/table.h"
 
 typedef enum lfa_severity {
   LFA_SEVERITY_ERROR = 0, /* a MUST is broken: the exit status says so */
@@ -107,6 +108,10 @@ typedef struct lfa_verify_result {
   lfa_findings findings; /* sorted by version */
   uint64_t objects_decoded; /* roots, bitmaps and deletion files read and decoded */
   uint64_t objects_reused;  /* references answered by an object decoded earlier in the run */
+  /* The last version checked as the reader loads it (every load-time rule),
+   * when it loaded: a caller comparing state needs no second read. */
+  bool last_loaded;
+  lfa_table last;
 } lfa_verify_result;
 
 /* Verifies the dataset at `dir`. Findings are not failures: the call
