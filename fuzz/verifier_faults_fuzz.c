@@ -663,7 +663,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t history_bytes = size > 0 ? data[0] : 0;
   if (history_bytes > size - (size > 0)) history_bytes = size - (size > 0);
   fh_run *d = fh_open(data + (size > 0), history_bytes);
-  fh_run_steps(d, MAX_STEPS, false, "verifier_faults");
+  fh_run_steps(d, MAX_STEPS, "verifier_faults");
   if (d->h.count == 0) { /* the create was refused: no history to break */
     fh_close(d);
     return 0;
