@@ -72,6 +72,17 @@ static lfa_status same_transaction(const Lance__Table__Transaction *a, const Lan
   return st;
 }
 
+/* Whether `bytes` are the canonical encoding of `txn` (then they decode to
+ * it, and the two agree without decoding them). */
+static lfa_status is_encoding_of(bool *out, const Lance__Table__Transaction *txn, const lfa_buf *bytes,
+                                 lfa_error *err) {
+  lfa_buf x = {0};
+  lfa_status st = lfa_transaction_encode(&x, txn, err);
+  *out = st == LFA_OK && x.len == bytes->len && (x.len == 0 || memcmp(x.data, bytes->data, x.len) == 0);
+  lfa_buf_free(&x);
+  return st;
+}
+
 /* [FA-LANCE-10] inline section first, then the `.txn` file; both must agree. */
 static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *err) {
   const char *name = s->file.manifest->transaction_file;
@@ -82,9 +93,12 @@ static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false,
                                    "_transactions", name, err);
   if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_TRANSACTION_BYTES_MAX, err);
-  if (st == LFA_OK) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
+  bool same_bytes = false; /* the file holds the inline transaction's canonical encoding: nothing to decode */
+  if (st == LFA_OK && s->file.transaction != NULL) st = is_encoding_of(&same_bytes, s->file.transaction, &bytes, err);
+  if (st == LFA_OK && !same_bytes) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
-  if (st == LFA_OK && s->file.transaction != NULL) st = same_transaction(s->file.transaction, s->txn_file, err);
+  if (st == LFA_OK && !same_bytes && s->file.transaction != NULL)
+    st = same_transaction(s->file.transaction, s->txn_file, err);
   if (st != LFA_OK) lfa_error_prefix(err, "_transactions/%s", name);
   if (st == LFA_OK && s->transaction == NULL) s->transaction = s->txn_file;
   return st;

@@ -429,6 +429,15 @@ static lfa_status within_limit(uint64_t size, uint64_t max, const char *what, co
                   rel, what, size, max);
 }
 
+/* A commit file within its reference reader limit, written; errors name it. */
+static lfa_status write_bounded(const lfa_writer *w, const char *rel, const uint8_t *data, size_t len, uint64_t max,
+                                lfa_error *err) {
+  lfa_status st = within_limit(len, max, "size in bytes", rel, err);
+  if (st == LFA_OK) st = write_file(w, rel, data, len, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  return st;
+}
+
 /* Records an object just written; takes over `bytes`. */
 static lfa_status remember_object(const stored_object **out, lfa_writer *w, stored_object o, lfa_buf *bytes,
                                   const char *rel, lfa_error *err) {
@@ -889,33 +898,30 @@ static void draft_header(draft *d, const lfa_table *t) {
 
 /* The transaction as a `.txn` file, then the manifest with the same
  * transaction inline [FA-LANCE-10]. The caller's transaction is copied, not
- * changed: the copy gets read_version = version - 1 and a fresh uuid. */
+ * changed: the copy gets read_version = version - 1 and a fresh uuid. It
+ * is encoded once: the manifest file begins with the inline section
+ * (lfa_manifest_file_encode: a u32 length, then the transaction), and the
+ * `.txn` file is those same bytes. */
 static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Transaction *txn, lfa_error *err) {
   Lance__Table__Transaction filled = *txn;
-  char uuid[37], txn_name[64], rel[REL_PATH_CAP], version_name[32];
+  char uuid[37], txn_name[64], txn_rel[REL_PATH_CAP], rel[REL_PATH_CAP], version_name[32];
   next_uuid(w, uuid);
   filled.read_version = d->m.version - 1;
   filled.uuid = uuid;
   snprintf(txn_name, sizeof txn_name, "%" PRIu64 "-%s.txn", filled.read_version, uuid);
-  d->m.transaction_file = txn_name;
-  lfa_buf bytes = {0};
-  snprintf(rel, sizeof rel, "_transactions/%s", txn_name);
-  lfa_status st = lfa_transaction_encode(&bytes, &filled, err);
-  if (st == LFA_OK) st = within_limit(bytes.len, LFA_TRANSACTION_BYTES_MAX, "size in bytes", rel, err);
-  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
-  lfa_buf_free(&bytes);
-  if (st != LFA_OK) {
-    lfa_error_prefix(err, "%s", rel);
-    return st;
-  }
+  snprintf(txn_rel, sizeof txn_rel, "_transactions/%s", txn_name);
   lfa_version_format_name(version_name, sizeof version_name, d->m.version, LFA_NAMING_V1);
   snprintf(rel, sizeof rel, "_versions/%s", version_name);
-  st = lfa_manifest_file_encode(&bytes, &d->m, &filled, err);
-  if (st == LFA_OK) st = within_limit(bytes.len, LFA_MANIFEST_FILE_BYTES_MAX, "size in bytes", rel, err);
-  if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
-  lfa_buf_free(&bytes);
+  d->m.transaction_file = txn_name;
+  lfa_buf bytes = {0};
+  lfa_status st = lfa_manifest_file_encode(&bytes, &d->m, &filled, err);
   d->m.transaction_file = NULL; /* txn_name dies here */
   if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  enum { PREFIX = 4 }; /* the inline section's u32 length */
+  if (st == LFA_OK)
+    st = write_bounded(w, txn_rel, bytes.data + PREFIX, lfa_load_u32le(bytes.data), LFA_TRANSACTION_BYTES_MAX, err);
+  if (st == LFA_OK) st = write_bounded(w, rel, bytes.data, bytes.len, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  lfa_buf_free(&bytes);
   return st;
 }
 

@@ -65,7 +65,9 @@ typedef struct lfa_object_cache {
 typedef struct lfa_snapshot {
   uint64_t version;
   lfa_manifest_file file;                 /* owns the manifest and the inline txn */
-  Lance__Table__Transaction *txn_file;    /* from `_transactions/`; owned; may be NULL */
+  /* From `_transactions/`; owned; NULL when there is none, or when its
+   * bytes are exactly the inline transaction's encoding (not decoded). */
+  Lance__Table__Transaction *txn_file;
   const Lance__Table__Transaction *transaction; /* inline if present, else txn_file; may be NULL */
   roaring_bitmap_t **deleted;             /* per manifest fragment (same index); NULL = none; owned */
   lfa_row_ids *row_ids;                   /* per manifest fragment; count 0 and ids NULL without
