@@ -299,10 +299,15 @@ static inline int oracle_field_of(const or_state *s, const lfa_table *t, int32_t
 
 /* The paths data file `df` lists, when they form a closed set (with each
  * field its ancestors and descendants, as a write names them, FA-NEST-2):
- * replacing that file is well defined. 0 otherwise. */
+ * replacing that file is well defined. 0 otherwise, and 0 for a file of
+ * more than FILE_NAMES_MAX fields: a list cut short names no file, and the
+ * request would be refused (ops_differential found the generator cutting a
+ * 15-field file to 12 and predicting acceptance). */
+enum { FILE_NAMES_MAX = 12 }; /* g->names keeps room for the additions of gen_replace */
 static inline size_t file_names(gen *g, const or_state *s, const lfa_table *t, const lfa_data_file *df, const char **out) {
   bool in[OR_MAX_FIELDS] = {false};
   size_t n = 0;
+  if (df->n_fields > FILE_NAMES_MAX) return 0;
   for (size_t k = 0; k < df->n_fields; k++) {
     int i = oracle_field_of(s, t, df->fields[k]);
     if (i < 0) return 0;
@@ -312,7 +317,7 @@ static inline size_t file_names(gen *g, const or_state *s, const lfa_table *t, c
     for (size_t j = 0; in[i] && j < s->n_fields; j++)
       if (!in[j] && (below(s->fields[j].path, s->fields[i].path) || below(s->fields[i].path, s->fields[j].path)))
         return 0;
-  for (size_t i = 0; i < s->n_fields && n < 12; i++)
+  for (size_t i = 0; i < s->n_fields; i++)
     if (in[i]) out[n++] = keep(g, s->fields[i].path);
   return n;
 }
