@@ -56,7 +56,7 @@ void or_commit(oracle *o, or_state *next) {
   o->head = *next;
   memset(next, 0, sizeof *next);
   if (o->n_versions == o->cap_versions) {
-    o->cap_versions = o->cap_versions ? 2 * o->cap_versions : 16;
+    o->cap_versions = o->cap_versions ? 2 * o->cap_versions : 4; /* a state is 5 KB: start small */
     o->versions = or_xrealloc(o->versions, o->cap_versions * sizeof *o->versions);
   }
   state_copy(&o->versions[o->n_versions++], &o->head);
