@@ -586,14 +586,14 @@ static lfa_status partial_file(Lance__Table__FieldAssignmentFile *out, lfa_write
   return LFA_OK;
 }
 
-/* The scratch of one root: entries and partial descriptors, freed once the
- * root is encoded (the paths they name belong to the writer). */
+/* The scratch of one root: entries and partial descriptors, from the
+ * commit draft's arena (the paths they name belong to the writer). */
 typedef struct root_draft {
   lfa_root root;
   lfa_root_entry *entries;
   lfa_root_entry **entry_list;
   Lance__Table__FieldAssignmentFile *partials;
-  lfa_arena arena; /* the three arrays above */
+  lfa_arena *arena; /* the commit draft's: the three arrays above */
 } root_draft;
 
 /* [FA-ROOT-2] entries ascending with the fragments; [FA-ROOT-3] their
@@ -603,10 +603,10 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
   size_t n = 0;
   for (size_t i = 0; i < t->n_fragments; i++) n += s->cells[i].kind != LFA_CELL_NONE;
   lance__table__field_assignment_root__init(&r->root);
-  r->entries = lfa_arena_array(&r->arena, n + 1, sizeof *r->entries);
-  r->entry_list = lfa_arena_array(&r->arena, n + 1, sizeof *r->entry_list);
-  r->partials = lfa_arena_array(&r->arena, n + 1, sizeof *r->partials);
-  if (r->arena.failed)
+  r->entries = lfa_arena_array(r->arena, n + 1, sizeof *r->entries);
+  r->entry_list = lfa_arena_array(r->arena, n + 1, sizeof *r->entry_list);
+  r->partials = lfa_arena_array(r->arena, n + 1, sizeof *r->partials);
+  if (r->arena->failed)
     return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate %zu root entries", n);
   for (size_t i = 0, k = 0; i < t->n_fragments; i++) {
     const lfa_cell *c = &s->cells[i];
@@ -637,16 +637,15 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
 /* The root of one tracked field, stored or reused, described in *out. An
  * empty root encodes to 0 bytes and is still written [FA-ROOT-9]; like
  * upstream's proto3, a 0 size is left off the wire. */
-static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_writer *w, const lfa_table *t,
-                            const lfa_field_state *s, lfa_error *err) {
-  root_draft r = {0};
+static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
+                            const lfa_table *t, const lfa_field_state *s, lfa_error *err) {
+  root_draft r = {.arena = arena};
   const stored_object *obj = NULL;
   lfa_buf bytes = {0};
   lfa_status st = root_entries(&r, w, t, s, err);
   if (st == LFA_OK) st = lfa_root_encode(&bytes, &r.root, err);
   if (st == LFA_OK) st = store_object(&obj, w, OBJECT_ROOT, s->field_id, 0, &bytes, err);
   lfa_buf_free(&bytes);
-  lfa_arena_free(&r.arena);
   if (st != LFA_OK) {
     lfa_error_prefix(err, "field %d", s->field_id);
     return st;
@@ -686,7 +685,7 @@ typedef struct draft {
   Lance__Table__FieldCoverage *field_coverages;
   ProtobufCBinaryData *coverage_bytes;
   lfa_buf *coverage_bufs; /* the encoded bitmaps coverage_bytes point into */
-  lfa_arena arena;        /* every array above but next_prior */
+  lfa_arena arena;        /* every array above but next_prior, and the roots' scratch */
 } draft;
 
 static lfa_status draft_alloc_overlays(draft *d, const lfa_table *t) {
@@ -858,7 +857,7 @@ static lfa_status draft_states(draft *d, lfa_writer *w, const lfa_table *t, lfa_
     state->field_id = t->tracked[s].field_id;
     state->root = &d->roots[s];
     d->state_list[s] = state;
-    lfa_status st = root_file(&d->roots[s], w, t, &t->tracked[s], err);
+    lfa_status st = root_file(&d->roots[s], &d->arena, w, t, &t->tracked[s], err);
     if (st != LFA_OK) return st;
   }
   d->m.field_assignment_states = d->state_list;
