@@ -618,12 +618,38 @@ static void test_clones_in_memory(void **state) {
   lfa_memfs_free(&m);
 }
 
+/* A new file's place is found from its sorted neighbours: names "d" + a
+ * byte below '/' sort between "d" and "d/...", and must not hide that "d"
+ * is a directory; a file must not hide below a file either. */
+static void test_new_file_place_among_close_names(void **state) {
+  (void)state;
+  lfa_memfs m;
+  lfa_error err = {0};
+  lfa_memfs_init(&m);
+  assert_ok(put(&m, "d-x", "1", &err), &err);
+  assert_ok(put(&m, "d.y", "2", &err), &err);
+  assert_ok(put(&m, "d", "3", &err), &err); /* no "d/..." yet: a file */
+  assert_status(put(&m, "d/z", "4", &err), LFA_ERR_IO, &err); /* a file stands where a directory should */
+  assert_ok(put(&m, "e-x", "5", &err), &err);
+  assert_ok(put(&m, "e.y", "6", &err), &err);
+  assert_ok(put(&m, "e/z", "7", &err), &err);
+  assert_status(put(&m, "e", "8", &err), LFA_ERR_IO, &err); /* is a directory, behind e-x and e.y */
+  assert_non_null(strstr(err.msg, "is a directory"));
+  assert_ok(put(&m, "e0", "9", &err), &err); /* '0' sorts after '/': a sibling, not a child */
+  assert_status(put(&m, "e/z/w", "10", &err), LFA_ERR_IO, &err);
+  assert_ok(put(&m, "e/y/w", "11", &err), &err);
+  assert_ok(put(&m, "e/y/v", "12", &err), &err);
+  assert_int_equal(m.count, 9);
+  lfa_memfs_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_paths_name_one_file),
       cmocka_unit_test(test_FA_LIMIT_1_read_bounded),
       cmocka_unit_test(test_FA_STORE_8_write_new_never_replaces),
       cmocka_unit_test(test_list_sorted_children),
+      cmocka_unit_test(test_new_file_place_among_close_names),
       cmocka_unit_test(test_make_dir_claims_once),
       cmocka_unit_test(test_FA_LANCE_2_no_version_listed),
       cmocka_unit_test(test_FA_OVERLAY_3_corrupt_coverage_is_a_finding),

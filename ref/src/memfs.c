@@ -63,6 +63,18 @@ static bool has_under(const lfa_memfs *m, const char *key) {
   return i < m->count && strncmp(m->entries[i].name, prefix, n + 1) == 0;
 }
 
+/* has_under for a non-root `key` whose lower_bound is `at`. The names
+ * under "<key>/" are one run after `key`, and only `key` itself and names
+ * "<key>" + a byte below '/' sort between: so the first name past `key`
+ * tells, unless it is such a name (then the search decides). */
+static bool has_under_at(const lfa_memfs *m, const char *key, size_t at) {
+  size_t n = strlen(key);
+  if (at < m->count && strcmp(m->entries[at].name, key) == 0) at++;
+  if (at >= m->count || strncmp(m->entries[at].name, key, n) != 0) return false;
+  char next = m->entries[at].name[n];
+  return next == '/' || (next < '/' && has_under(m, key));
+}
+
 static bool is_file(const lfa_memfs *m, const char *key) {
   size_t i = find_exact(m, key);
   return i != SIZE_MAX && !m->entries[i].dir;
@@ -81,11 +93,11 @@ static bool exists_key(const lfa_memfs *m, const char *key) { return is_file(m, 
  * nothing is ever put below a file (check_new_file here, the same check in
  * the container decoder). The names under the parent are one run of the
  * sorted entries and `key` sorts inside or just past it, so the two
- * neighbours of its insertion point tell whether the run is empty. */
-static bool file_above(const lfa_memfs *m, const char *key) {
+ * neighbours of its insertion point `at` tell whether the run is empty. */
+static bool file_above(const lfa_memfs *m, const char *key, size_t at) {
   const char *slash = strrchr(key, '/');
   if (slash == NULL) return false; /* only the root is above, a directory */
-  size_t under = (size_t)(slash - key) + 1, at = lower_bound(m, key);
+  size_t under = (size_t)(slash - key) + 1;
   if ((at < m->count && strncmp(m->entries[at].name, key, under) == 0) ||
       (at > 0 && strncmp(m->entries[at - 1].name, key, under) == 0))
     return false;
@@ -127,9 +139,10 @@ static char *copy_name(const char *key) {
   return s;
 }
 
-/* Inserts a new entry `key` at its sorted place; the caller checked that
- * none exists. */
-static lfa_status insert(lfa_memfs *m, const char *key, bool dir, const uint8_t *data, size_t len, lfa_error *err) {
+/* Inserts a new entry `key` at its sorted place `at` (its lower_bound);
+ * the caller checked that none exists. */
+static lfa_status insert(lfa_memfs *m, const char *key, size_t at, bool dir, const uint8_t *data, size_t len,
+                         lfa_error *err) {
   lfa_status st = reserve(m, err);
   if (st == LFA_OK) st = check_bytes(m, 0, len, err);
   if (st != LFA_OK) return st;
@@ -139,9 +152,8 @@ static lfa_status insert(lfa_memfs *m, const char *key, bool dir, const uint8_t 
     free(e.name);
     return st;
   }
-  size_t i = lower_bound(m, key);
-  memmove(&m->entries[i + 1], &m->entries[i], (m->count - i) * sizeof *m->entries);
-  m->entries[i] = e;
+  memmove(&m->entries[at + 1], &m->entries[at], (m->count - at) * sizeof *m->entries);
+  m->entries[at] = e;
   m->count++;
   m->bytes += len;
   return LFA_OK;
@@ -155,12 +167,14 @@ static void remove_at(lfa_memfs *m, size_t i) {
   m->count--;
 }
 
-/* Where a new file `key` may go: not the root, not a directory, nothing
- * but directories above it. */
-static lfa_status check_new_file(const lfa_memfs *m, const char *key, const char *path, lfa_error *err) {
+/* Where a new file `key` (lower_bound `at`) may go: not the root, not a
+ * directory, nothing but directories above it. */
+static lfa_status check_new_file(const lfa_memfs *m, const char *key, size_t at, const char *path, lfa_error *err) {
   if (key[0] == '\0') return lfa_fail(err, LFA_ERR_IO, NULL, "%s: is the root directory", path);
-  if (is_dir_key(m, key)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: is a directory", path);
-  if (file_above(m, key)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a file stands where a directory should", path);
+  bool dir = at < m->count && m->entries[at].dir && strcmp(m->entries[at].name, key) == 0;
+  if (dir || has_under_at(m, key, at)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: is a directory", path);
+  if (file_above(m, key, at))
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a file stands where a directory should", path);
   return LFA_OK;
 }
 
@@ -271,10 +285,12 @@ static lfa_status mem_write_new(void *ctx, const char *path, const uint8_t *data
   char key[LFA_PATH_BYTES_MAX];
   lfa_status st = normalize(key, path, err);
   if (st != LFA_OK) return st;
+  size_t at = lower_bound(m, key);
   /* [FA-STORE-8] create-only, as O_EXCL: an object path, once written, is never replaced */
-  if (is_file(m, key)) return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "%s: file exists", path);
-  st = check_new_file(m, key, path, err);
-  return st == LFA_OK ? insert(m, key, false, data, len, err) : st;
+  if (at < m->count && !m->entries[at].dir && strcmp(m->entries[at].name, key) == 0)
+    return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "%s: file exists", path);
+  st = check_new_file(m, key, at, path, err);
+  return st == LFA_OK ? insert(m, key, at, false, data, len, err) : st;
 }
 
 static lfa_status mem_make_dir(void *ctx, const char *path, lfa_error *err) {
@@ -293,7 +309,7 @@ static lfa_status mem_make_dir(void *ctx, const char *path, lfa_error *err) {
   memcpy(parent, key, n);
   parent[n] = '\0';
   if (!is_dir_key(m, parent)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no such parent directory", path);
-  return insert(m, key, true, NULL, 0, err);
+  return insert(m, key, lower_bound(m, key), true, NULL, 0, err);
 }
 
 static const lfa_fs_ops MEMFS_OPS = {mem_read, mem_size, mem_exists, mem_is_dir, mem_list, mem_write_new, mem_make_dir};
@@ -327,8 +343,9 @@ lfa_status lfa_memfs_put(lfa_memfs *m, const char *path, const uint8_t *data, si
   if (st != LFA_OK) return st;
   size_t i = find_exact(m, key);
   if (i == SIZE_MAX || m->entries[i].dir) {
-    st = check_new_file(m, key, path, err);
-    return st == LFA_OK ? insert(m, key, false, data, len, err) : st;
+    size_t at = lower_bound(m, key);
+    st = check_new_file(m, key, at, path, err);
+    return st == LFA_OK ? insert(m, key, at, false, data, len, err) : st;
   }
   lfa_buf *d = &m->entries[i].data;
   st = check_bytes(m, d->len, len, err);
