@@ -122,49 +122,9 @@ static inline void fh_close(fh_run *d) {
 
 /* ---- the log --------------------------------------------------------------------------------- */
 
-static inline void fh_put(char *out, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static inline void fh_put(char *out, size_t cap, size_t *used, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (*used < cap) *used += (size_t)vsnprintf(out + *used, cap - *used, fmt, ap);
-  if (*used > cap) *used = cap;
-  va_end(ap);
-}
-
-static inline void fh_put_names(char *out, size_t cap, size_t *used, const char *label, lfa_names_list l) {
-  for (size_t i = 0; i < l.count; i++) fh_put(out, cap, used, "%s%s", i ? "," : label, l.names[i]);
-}
-
-static inline void fh_put_keys(char *out, size_t cap, size_t *used, const char *label, lfa_keys k) {
-  for (size_t i = 0; i < k.count; i++) fh_put(out, cap, used, "%s%" PRIu64, i ? "," : label, k.keys[i]);
-}
-
-/* Appends one line describing `q` to the sequence log. */
+/* Appends one line describing `q` to the sequence log (oracle_gen.h). */
 static inline void fh_log_request(fh_run *d, const lfa_request *q) {
-  char l[1024];
-  size_t n = 0, cap = sizeof l;
-  fh_put(l, cap, &n, "  %s", lfa_op_name(q->op));
-  for (size_t i = 0; i < q->n_new_fields; i++)
-    fh_put(l, cap, &n, " new=%s:%s:%d", q->new_fields[i].path, q->new_fields[i].type, (int)q->new_fields[i].assignment);
-  fh_put_keys(l, cap, &n, " rows=", q->rows);
-  fh_put_keys(l, cap, &n, " inserts=", q->inserts);
-  fh_put_names(l, cap, &n, " fields=", q->fields);
-  fh_put_names(l, cap, &n, " invalidate=", q->invalidate);
-  if (q->field) fh_put(l, cap, &n, " field=%s", q->field);
-  if (q->new_name) fh_put(l, cap, &n, " new_name=%s", q->new_name);
-  if (q->new_type) fh_put(l, cap, &n, " new_type=%s", q->new_type);
-  if (q->op == LFA_OP_TRACK) fh_put(l, cap, &n, " assignment=%d", (int)q->assignment);
-  if (q->op == LFA_OP_CREATE) fh_put(l, cap, &n, " stable_row_ids=%d", q->stable_row_ids);
-  if (q->op == LFA_OP_ADD_COLUMNS) fh_put(l, cap, &n, " with_data=%d", q->with_data);
-  if (q->op == LFA_OP_UPDATE) fh_put(l, cap, &n, " rewrite_columns=%d", q->rewrite_columns);
-  if (q->op == LFA_OP_MERGE_INSERT) fh_put(l, cap, &n, " on_row_id=%d delete_matched=%d", q->on_row_id, q->delete_matched);
-  if (q->op == LFA_OP_REPLACE || q->op == LFA_OP_OVERLAY) fh_put(l, cap, &n, " fragment=%" PRIu64, q->fragment_id);
-  if (q->op == LFA_OP_RESTORE) fh_put(l, cap, &n, " version=%" PRIu64, q->version);
-  if (q->op == LFA_OP_CLONE) fh_put(l, cap, &n, " deep=%d", q->deep);
-  if (q->rows_per_file) fh_put(l, cap, &n, " rows_per_file=%" PRIu64, q->rows_per_file);
-  fh_put(d->log, sizeof d->log, &d->log_len, "%s\n", l);
-  if (d->log_len >= sizeof d->log) d->log_len = sizeof d->log - 1;
+  gen_describe(d->log, sizeof d->log, &d->log_len, q);
 }
 
 /* ---- reading the memfs back ------------------------------------------------------------------------- */

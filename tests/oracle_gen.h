@@ -6,6 +6,8 @@
 #ifndef LFA_ORACLE_GEN_H
 #define LFA_ORACLE_GEN_H
 
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -411,6 +413,56 @@ static inline void gen_request(gen *g, lfa_request *q, lfa_op op, const oracle *
   case LFA_OP_CREATE_INDEX:
   case LFA_OP_UPDATE_CONFIG: break;
   }
+}
+
+/* ---- describing requests, for the logs printed on a disagreement -------------------- */
+
+/* Appends to `out` (cap bytes, *used so far); *used never passes cap. */
+static inline void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static inline void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (*used < cap) *used += (size_t)vsnprintf(out + *used, cap - *used, fmt, ap);
+  if (*used > cap) *used = cap;
+  va_end(ap);
+}
+
+static inline void gen_put_names(char *out, size_t cap, size_t *used, const char *label, lfa_names_list l) {
+  for (size_t i = 0; i < l.count; i++) gen_put(out, cap, used, "%s%s", i ? "," : label, l.names[i]);
+}
+
+static inline void gen_put_keys(char *out, size_t cap, size_t *used, const char *label, lfa_keys k) {
+  for (size_t i = 0; i < k.count; i++) gen_put(out, cap, used, "%s%" PRIu64, i ? "," : label, k.keys[i]);
+}
+
+/* Appends one line describing `q` to `log` (cap bytes, *len so far; the
+ * last byte stays for the terminating NUL). */
+static inline void gen_describe(char *log, size_t cap, size_t *len, const lfa_request *q) {
+  char l[1024];
+  size_t n = 0, lc = sizeof l;
+  gen_put(l, lc, &n, "  %s", lfa_op_name(q->op));
+  for (size_t i = 0; i < q->n_new_fields; i++)
+    gen_put(l, lc, &n, " new=%s:%s:%d", q->new_fields[i].path, q->new_fields[i].type, (int)q->new_fields[i].assignment);
+  gen_put_keys(l, lc, &n, " rows=", q->rows);
+  gen_put_keys(l, lc, &n, " inserts=", q->inserts);
+  gen_put_names(l, lc, &n, " fields=", q->fields);
+  gen_put_names(l, lc, &n, " invalidate=", q->invalidate);
+  if (q->field) gen_put(l, lc, &n, " field=%s", q->field);
+  if (q->new_name) gen_put(l, lc, &n, " new_name=%s", q->new_name);
+  if (q->new_type) gen_put(l, lc, &n, " new_type=%s", q->new_type);
+  if (q->op == LFA_OP_TRACK) gen_put(l, lc, &n, " assignment=%d", (int)q->assignment);
+  if (q->op == LFA_OP_CREATE) gen_put(l, lc, &n, " stable_row_ids=%d", q->stable_row_ids);
+  if (q->op == LFA_OP_ADD_COLUMNS) gen_put(l, lc, &n, " with_data=%d", q->with_data);
+  if (q->op == LFA_OP_UPDATE) gen_put(l, lc, &n, " rewrite_columns=%d", q->rewrite_columns);
+  if (q->op == LFA_OP_MERGE_INSERT)
+    gen_put(l, lc, &n, " on_row_id=%d delete_matched=%d", q->on_row_id, q->delete_matched);
+  if (q->op == LFA_OP_REPLACE || q->op == LFA_OP_OVERLAY) gen_put(l, lc, &n, " fragment=%" PRIu64, q->fragment_id);
+  if (q->op == LFA_OP_RESTORE) gen_put(l, lc, &n, " version=%" PRIu64, q->version);
+  if (q->op == LFA_OP_CLONE) gen_put(l, lc, &n, " deep=%d", q->deep);
+  if (q->rows_per_file) gen_put(l, lc, &n, " rows_per_file=%" PRIu64, q->rows_per_file);
+  gen_put(log, cap, len, "%s\n", l);
+  if (*len >= cap) *len = cap - 1;
 }
 
 #endif
