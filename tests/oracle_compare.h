@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lfa/error.h"
 #include "lfa/table.h"
 #include "oracle.h"
 
@@ -197,6 +198,48 @@ static inline bool agree(const or_state *o, const lfa_table *t, const lfa_table 
   bool ok = same_rows(o, t, at, rows, n, diff, cap);
   free(rows);
   return ok;
+}
+
+/* The model's answer `st` (with `err`) against the oracle's prediction:
+ * false with `diff` on a mismatch. */
+static inline bool judge_answer(char *diff, size_t cap, const or_prediction *p, lfa_status st, const lfa_error *err) {
+  if (p->refuse && st == LFA_OK) {
+    snprintf(diff, cap, "model accepted; oracle expected a refusal [%s]: %s", p->rule ? p->rule : "-", p->why);
+    return false;
+  }
+  if (p->refuse && st != LFA_ERR_USAGE) {
+    snprintf(diff, cap, "model failed with %s (%s); oracle expected LFA_ERR_USAGE: %s", lfa_status_name(st), err->msg,
+             p->why);
+    return false;
+  }
+  if (!p->refuse && st != LFA_OK) {
+    snprintf(diff, cap, "model refused with %s [%s] %s; oracle expected acceptance", lfa_status_name(st),
+             err->rule ? err->rule : "-", err->msg);
+    return false;
+  }
+  return true;
+}
+
+/* The live keys of fragment `id` of model table `t` (NULL: none), kept in
+ * *keys (grown as needed, *cap entries; the caller frees it): structure
+ * the oracle cannot know by itself (which rows share a fragment), never
+ * state. Out of memory aborts. */
+static inline or_fragment fragment_keys(const lfa_table *t, uint64_t id, uint64_t **keys, size_t *cap) {
+  size_t i = t ? lfa_table_fragment(t, id) : SIZE_MAX;
+  if (i == SIZE_MAX) return (or_fragment){false, 0, NULL};
+  const lfa_fragment *f = &t->fragments[i];
+  if (*cap < f->physical_rows) {
+    uint64_t *grown = realloc(*keys, (size_t)f->physical_rows * sizeof *grown);
+    if (grown == NULL) {
+      fprintf(stderr, "oracle_compare: out of memory\n");
+      abort();
+    }
+    *keys = grown, *cap = (size_t)f->physical_rows;
+  }
+  size_t n = 0;
+  for (uint32_t o = 0; o < f->physical_rows; o++)
+    if (lfa_fragment_is_live(f, o)) (*keys)[n++] = f->keys[o];
+  return (or_fragment){true, n, *keys};
 }
 
 #endif

@@ -70,19 +70,7 @@ static void log_request(driver *d, const lfa_request *q) { gen_describe(d->log, 
 static or_fragment head_fragment(driver *d, uint64_t id) {
   if (d->alone) /* hand-written scripts: one fragment holds every row */
     return id == 999999 ? (or_fragment){false, 0, NULL} : (or_fragment){true, 0, NULL};
-  const lfa_table *t = lfa_history_head(&d->h);
-  size_t i = t ? lfa_table_fragment(t, id) : SIZE_MAX;
-  if (i == SIZE_MAX) return (or_fragment){false, 0, NULL};
-  const lfa_fragment *f = &t->fragments[i];
-  if (d->cap_frag_keys < f->physical_rows) {
-    d->cap_frag_keys = (size_t)f->physical_rows;
-    d->frag_keys = realloc(d->frag_keys, d->cap_frag_keys * sizeof *d->frag_keys);
-    assert_non_null(d->frag_keys);
-  }
-  size_t n = 0;
-  for (uint32_t o = 0; o < f->physical_rows; o++)
-    if (lfa_fragment_is_live(f, o)) d->frag_keys[n++] = f->keys[o];
-  return (or_fragment){true, n, d->frag_keys};
+  return fragment_keys(lfa_history_head(&d->h), id, &d->frag_keys, &d->cap_frag_keys);
 }
 
 /* Alone: the live keys of the oracle's head, as one fragment. */
@@ -112,22 +100,7 @@ static bool implemented(lfa_op op) { return (void)op, true; }
 
 /* Model's answer against the prediction; false with d->diff on a mismatch. */
 static bool judge(driver *d, const or_prediction *p, lfa_status st, const lfa_error *err) {
-  if (p->refuse && st == LFA_OK) {
-    snprintf(d->diff, sizeof d->diff, "model accepted; oracle expected a refusal [%s]: %s",
-             p->rule ? p->rule : "-", p->why);
-    return false;
-  }
-  if (p->refuse && st != LFA_ERR_USAGE) {
-    snprintf(d->diff, sizeof d->diff, "model failed with %s (%s); oracle expected LFA_ERR_USAGE: %s",
-             lfa_status_name(st), err->msg, p->why);
-    return false;
-  }
-  if (!p->refuse && st != LFA_OK) {
-    snprintf(d->diff, sizeof d->diff, "model refused with %s [%s] %s; oracle expected acceptance",
-             lfa_status_name(st), err->rule ? err->rule : "-", err->msg);
-    return false;
-  }
-  return true;
+  return judge_answer(d->diff, sizeof d->diff, p, st, err);
 }
 
 /* Runs `q` on both sides and compares. Returns false on a disagreement
