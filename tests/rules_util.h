@@ -18,6 +18,8 @@
 #include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
+#include "lfa/table.h"
+#include "lfa/verify.h"
 
 #define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
 #define NAMES(...) \
@@ -144,6 +146,62 @@ static inline void referenced_objects(path_set *out, const char *dir, uint64_t c
     }
     lfa_snapshot_free(&snap);
   }
+}
+
+/* ---- what the commit-rule tests (test_concurrency.c, test_rules_writer.c) check ---- */
+
+/* Opens a history at `dir` (NULL: in memory) with `seed`. v1: keys 1..6 in
+ * fragment 0 (1, 2, 3) and fragment 1 (4, 5, 6) over the fields `id`
+ * (stored by the create), `emb` (tracked, unassigned) and `extra`
+ * (untracked), ids 0, 1 and 2; v2: emb written in place (REWRITE_COLUMNS)
+ * on `emb_rows`. */
+static inline void rules_setup(lfa_history *h, const char *dir, uint64_t seed, bool stable, lfa_keys emb_rows) {
+  static const lfa_new_field RULES_SCHEMA[] = {
+      {"id", "int64", false, LFA_UNTRACKED},
+      {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
+      {"extra", "int32", true, LFA_UNTRACKED},
+  };
+  static const uint64_t keys[] = {1, 2, 3, 4, 5, 6};
+  lfa_error err = {0};
+  assert_ok(lfa_history_open(h, dir, seed, &err), &err);
+  lfa_request c = {.op = LFA_OP_CREATE, .new_fields = RULES_SCHEMA, .n_new_fields = 3, .stable_row_ids = stable,
+                   .rows = {6, keys}, .rows_per_file = 3, .fields = NAMES("id")};
+  lfa_request w = {.op = LFA_OP_UPDATE, .rows = emb_rows, .fields = NAMES("emb"), .rewrite_columns = true};
+  apply_head(h, &c);
+  apply_head(h, &w);
+}
+
+/* The logical keys 1..63 of the live rows assigned for `field` in `t`,
+ * ascending, each followed by a space. */
+static inline void assigned(char *out, size_t cap, const lfa_table *t, int32_t field) {
+  const lfa_field_state *s = lfa_table_tracked(t, field);
+  size_t used = 0;
+  if (s == NULL) fail_msg("field %d is not tracked", field);
+  out[0] = '\0';
+  for (uint64_t key = 1; key < 64; key++)
+    for (size_t i = 0; i < t->n_fragments; i++)
+      for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
+        if (t->fragments[i].keys[o] == key && lfa_fragment_is_live(&t->fragments[i], o) &&
+            lfa_cell_contains(&s->cells[i], o))
+          used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)key);
+}
+
+static inline void expect_assigned(const lfa_table *t, int32_t field, const char *want) {
+  char got[256];
+  assigned(got, sizeof got, t, field);
+  assert_string_equal(got, want);
+}
+
+/* Every version of the dataset at `dir` verifies without an error finding. */
+static inline void verify_clean(const char *dir) {
+  lfa_verify_result result;
+  lfa_error err = {0};
+  assert_ok(lfa_verify_dataset(&result, dir, NULL, &err), &err);
+  for (size_t k = 0; k < result.findings.count; k++)
+    if (result.findings.items[k].severity == LFA_SEVERITY_ERROR)
+      fail_msg("version %" PRIu64 ": %s %s", result.findings.items[k].version, result.findings.items[k].rule,
+               result.findings.items[k].message);
+  lfa_verify_result_free(&result);
 }
 
 #endif

@@ -12,46 +12,11 @@
 #include "lfa/mutate.h"
 #include "lfa/verify.h"
 
-static const lfa_new_field SCHEMA[] = {
-    {"id", "int64", false, LFA_UNTRACKED},
-    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
-    {"extra", "int32", true, LFA_UNTRACKED},
-};
-enum { ID = 0, EMB = 1, EXTRA = 2 };
-static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
+enum { ID = 0, EMB = 1, EXTRA = 2 }; /* the field ids of rules_setup */
 
-/* v1: keys 1..6 in fragment 0 (keys 1, 2, 3) and fragment 1 (4, 5, 6),
- * `id` stored, emb tracked, extra untracked. v2: emb written in place on
- * every row, so every live row is assigned for emb. */
-static void setup(lfa_history *h, const char *dir, bool stable) {
-  lfa_error err = {0};
-  assert_ok(lfa_history_open(h, dir, 21, &err), &err);
-  lfa_request c = {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 3, .stable_row_ids = stable,
-                   .rows = {6, K1_6}, .rows_per_file = 3, .fields = NAMES("id")};
-  lfa_request w = {.op = LFA_OP_UPDATE, .rows = {6, K1_6}, .fields = NAMES("emb"), .rewrite_columns = true};
-  apply_head(h, &c);
-  apply_head(h, &w);
-}
-
-/* The logical keys of the live rows assigned for `field` in `t`, ascending. */
-static void assigned(char *out, size_t cap, const lfa_table *t, int32_t field) {
-  const lfa_field_state *s = lfa_table_tracked(t, field);
-  size_t used = 0;
-  if (s == NULL) fail_msg("field %d is not tracked", field);
-  out[0] = '\0';
-  for (uint64_t key = 1; key < 64; key++)
-    for (size_t i = 0; i < t->n_fragments; i++)
-      for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
-        if (t->fragments[i].keys[o] == key && lfa_fragment_is_live(&t->fragments[i], o) &&
-            lfa_cell_contains(&s->cells[i], o))
-          used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)key);
-}
-
-static void expect_assigned(const lfa_table *t, int32_t field, const char *want) {
-  char got[256];
-  assigned(got, sizeof got, t, field);
-  assert_string_equal(got, want);
-}
+/* v1 and v2 of rules_util.h, v2 with emb written on every row: every live
+ * row is assigned for emb. */
+static void setup(lfa_history *h, const char *dir, bool stable) { rules_setup(h, dir, 21, stable, KEYS(1, 2, 3, 4, 5, 6)); }
 
 /* Refused as retryable under `rule`; nothing committed. */
 static void expect_retry(lfa_history *h, const lfa_request *q, uint64_t read_version, const char *rule) {
@@ -76,19 +41,6 @@ static void addresses(char *out, size_t cap, const ProtobufCBinaryData *bytes) {
     roaring_free_uint32_iterator(it);
   }
   lfa_treemap_free(&tm);
-}
-
-/* No error finding in the whole dataset (each commit checked against its
- * real parent and stored transaction). */
-static void verify_clean(const char *dir) {
-  lfa_verify_result result;
-  lfa_error err = {0};
-  assert_ok(lfa_verify_dataset(&result, dir, NULL, &err), &err);
-  for (size_t k = 0; k < result.findings.count; k++)
-    if (result.findings.items[k].severity == LFA_SEVERITY_ERROR)
-      fail_msg("version %" PRIu64 ": %s %s", result.findings.items[k].version, result.findings.items[k].rule,
-               result.findings.items[k].message);
-  lfa_verify_result_free(&result);
 }
 
 /* ---- the sidecar moved onto the head ------------------------------------------------ */

@@ -19,56 +19,12 @@
 typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
 typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
 
-static const lfa_new_field SCHEMA[] = {
-    {"id", "int64", false, LFA_UNTRACKED},
-    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
-    {"extra", "int32", true, LFA_UNTRACKED},
-};
-enum { ID = 0, EMB = 1, EXTRA = 2 };
-static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
 
-/* v1: keys 1..6 in fragment 0 (1, 2, 3) and fragment 1 (4, 5, 6), `id`
- * stored, emb tracked; v2: emb written in place on keys 1 and 2 (fragment
+enum { ID = 0, EMB = 1, EXTRA = 2 }; /* the field ids of rules_setup */
+
+/* v1 and v2 of rules_util.h, v2 with emb written on keys 1 and 2 (fragment
  * 0 partial {0, 1}, fragment 1 none). */
-static void setup(lfa_history *h, const char *dir, bool stable) {
-  lfa_error err = {0};
-  assert_ok(lfa_history_open(h, dir, 17, &err), &err);
-  lfa_request c = {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 3, .stable_row_ids = stable,
-                   .rows = {6, K1_6}, .rows_per_file = 3, .fields = NAMES("id")};
-  lfa_request w = {.op = LFA_OP_UPDATE, .rows = KEYS(1, 2), .fields = NAMES("emb"), .rewrite_columns = true};
-  apply_head(h, &c);
-  apply_head(h, &w);
-}
-
-static void assigned(char *out, size_t cap, const lfa_table *t, int32_t field) {
-  const lfa_field_state *s = lfa_table_tracked(t, field);
-  size_t used = 0;
-  if (s == NULL) fail_msg("field %d is not tracked", field);
-  out[0] = '\0';
-  for (uint64_t key = 1; key < 64; key++)
-    for (size_t i = 0; i < t->n_fragments; i++)
-      for (uint32_t o = 0; o < t->fragments[i].physical_rows; o++)
-        if (t->fragments[i].keys[o] == key && lfa_fragment_is_live(&t->fragments[i], o) &&
-            lfa_cell_contains(&s->cells[i], o))
-          used += (size_t)snprintf(out + used, cap - used, "%llu ", (unsigned long long)key);
-}
-
-static void expect_assigned(const lfa_table *t, int32_t field, const char *want) {
-  char got[256];
-  assigned(got, sizeof got, t, field);
-  assert_string_equal(got, want);
-}
-
-static void verify_clean(const char *dir) {
-  lfa_verify_result result;
-  lfa_error err = {0};
-  assert_ok(lfa_verify_dataset(&result, dir, NULL, &err), &err);
-  for (size_t k = 0; k < result.findings.count; k++)
-    if (result.findings.items[k].severity == LFA_SEVERITY_ERROR)
-      fail_msg("version %" PRIu64 ": %s %s", result.findings.items[k].version, result.findings.items[k].rule,
-               result.findings.items[k].message);
-  lfa_verify_result_free(&result);
-}
+static void setup(lfa_history *h, const char *dir, bool stable) { rules_setup(h, dir, 17, stable, KEYS(1, 2)); }
 
 /* ---- FA-CAST-3: the target's objects under the target id ---------------------------- */
 
@@ -441,7 +397,8 @@ static void test_FA_LIMIT_3_writer_stays_within_reader_limits(void **state) {
     lfa_error err = {0};
     scratch_make(&s);
     assert_ok(lfa_history_open(&h, NULL, 1, &err), &err);
-    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 1, .rows = KEYS(1), .fields = NAMES("id")};
+    static const lfa_new_field ID_ONLY[] = {{"id", "int64", false, LFA_UNTRACKED}};
+    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = ID_ONLY, .n_new_fields = 1, .rows = KEYS(1), .fields = NAMES("id")};
     apply_head(&h, &c);
     lfa_table t;
     assert_ok(lfa_table_copy(&t, lfa_history_head(&h), &err), &err);
