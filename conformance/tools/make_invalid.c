@@ -323,6 +323,7 @@ static void edit_version(const char *dir, uint64_t v, edit_fn edit) {
   save_version(dir, v, &mf);
 }
 
+
 static Descriptor *descriptor(const Manifest *m, int32_t field_id) {
   for (size_t i = 0; i < m->n_field_assignment_states; i++)
     if (m->field_assignment_states[i]->field_id == field_id) return m->field_assignment_states[i];
@@ -509,6 +510,15 @@ static void add_row_change(Txn *t, int32_t field, bool assigned, const uint64_t 
   lfa_buf_free(&b);
 }
 
+/* Version v's transaction gains one RowChange: `field` assigned or
+ * invalidated on the row at `address`. */
+static void row_change_at(const char *dir, uint64_t v, int32_t field, bool assign, uint64_t address) {
+  lfa_manifest_file mf;
+  open_version(&mf, dir, v);
+  add_row_change(mf.transaction, field, assign, &address, 1);
+  save_version(dir, v, &mf);
+}
+
 typedef enum state_kind { STATE_ALL, STATE_NONE } state_kind;
 
 static void add_fragment_state(Txn *t, const char *path, int32_t field, state_kind kind) {
@@ -656,38 +666,31 @@ static void set_file_fields(lfa_manifest_file *mf, const char *path, const int32
   }
 }
 
-static void id_listed_twice(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  set_file_fields(mf, "v1-0.lance", (const int32_t[]){ID, ID}, 2);
+/* set_file_fields on version v, saved in place. */
+static void file_fields_at(const char *dir, uint64_t v, const char *path, const int32_t *fields, size_t n) {
+  lfa_manifest_file mf;
+  open_version(&mf, dir, v);
+  set_file_fields(&mf, path, fields, n);
+  save_version(dir, v, &mf);
 }
 
 /* [FA-LANCE-15] Data file v1-0.lance lists field 0 twice. */
 static void lance15_field_listed_twice(const char *dir) {
   history(dir, false, &CREATE_FULL);
-  edit_version(dir, 1, id_listed_twice);
-}
-
-static void id_minus_3(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  set_file_fields(mf, "v1-0.lance", (const int32_t[]){ID, -3}, 2);
+  file_fields_at(dir, 1, "v1-0.lance", (const int32_t[]){ID, ID}, 2);
 }
 
 /* [FA-LANCE-15] Data file v1-0.lance lists -3: neither an id nor the tombstone. */
 static void lance15_bad_field_value(const char *dir) {
   history(dir, false, &CREATE_FULL);
-  edit_version(dir, 1, id_minus_3);
-}
-
-static void id_in_two_files(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  set_file_fields(mf, "v2-0.lance", (const int32_t[]){EMB, ID}, 2);
+  file_fields_at(dir, 1, "v1-0.lance", (const int32_t[]){ID, -3}, 2);
 }
 
 /* [FA-LANCE-6] [FA-ID-5] Fragment 0 of version 2 has v1-0.lance [0] and the
  * update's v2-0.lance, which now lists [1, 0]: field 0 in two files. */
 static void lance6_field_in_two_files(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB);
-  edit_version(dir, 2, id_in_two_files);
+  file_fields_at(dir, 2, "v2-0.lance", (const int32_t[]){EMB, ID}, 2);
 }
 
 static void version_5(lfa_manifest_file *mf, const char *dir) {
@@ -1428,16 +1431,11 @@ static void txn9_transfer_source_stays(const char *dir) {
   edit_version(dir, 2, transfer_kept_source);
 }
 
-static void invalidate_untracked(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, ID, false, (const uint64_t[]){address(0, 1)}, 1);
-}
-
 /* [FA-TXN-10] The invalidation of version 3 also invalidates id, which is
  * not tracked. */
 static void txn10_row_change_untracked_field(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB, &INVALIDATE_EMB);
-  edit_version(dir, 3, invalidate_untracked);
+  row_change_at(dir, 3, ID, false, address(0, 1));
 }
 
 static void invalidate_deleted_row(lfa_manifest_file *mf, const char *dir) {
@@ -1455,40 +1453,25 @@ static void txn10_row_change_deleted_row(const char *dir) {
   edit_version(dir, 4, invalidate_deleted_row);
 }
 
-static void invalidate_initialized(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, ID, false, (const uint64_t[]){address(0, 0)}, 1);
-}
-
 /* [FA-TXN-10] Version 2 starts tracking id (unassigned) and, in the same
  * sidecar, invalidates id on row (0, 0). */
 static void div_rowchange_on_initialized_field_rejected(const char *dir) {
   history(dir, false, &CREATE_FULL, &TRACK_ID);
-  edit_version(dir, 2, invalidate_initialized);
-}
-
-static void assign_unwritten(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, EMB, true, (const uint64_t[]){address(0, 2)}, 1);
+  row_change_at(dir, 2, ID, false, address(0, 0));
 }
 
 /* [FA-TXN-12] [FA-SEM-9] The update of version 2 writes emb on (0, 1) and
  * (1, 0); its sidecar also "assigns" (0, 2), which it does not write. */
 static void div_rowchange_assign_without_write_rejected(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB);
-  edit_version(dir, 2, assign_unwritten);
-}
-
-static void invalidate_written(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, EMB, false, (const uint64_t[]){address(0, 1)}, 1);
+  row_change_at(dir, 2, EMB, true, address(0, 2));
 }
 
 /* [FA-SEM-5] The update of version 2 writes emb on (0, 1) and invalidates it
  * there too. */
 static void div_write_and_invalidate_same_row_rejected(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB);
-  edit_version(dir, 2, invalidate_written);
+  row_change_at(dir, 2, EMB, false, address(0, 1));
 }
 
 static void state_for_existing_fragment(lfa_manifest_file *mf, const char *dir) {
@@ -1545,27 +1528,17 @@ static void div_created_fragment_requires_state(const char *dir) {
   edit_version(dir, 3, drop_fragment_states);
 }
 
-static void invalidate_on_restore(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, EMB, false, (const uint64_t[]){address(1, 0)}, 1);
-}
-
 /* [FA-TXN-15] The restore of version 2 (as version 4) carries a sidecar
  * invalidating emb on (1, 0); its state is version 2's all the same. */
 static void div_sidecar_on_restore_rejected(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB, &INVALIDATE_EMB, &RESTORE_2);
-  edit_version(dir, 4, invalidate_on_restore);
-}
-
-static void overwrite_row_change(lfa_manifest_file *mf, const char *dir) {
-  (void)dir;
-  add_row_change(mf->transaction, EMB, false, (const uint64_t[]){address(0, 0)}, 1);
+  row_change_at(dir, 4, EMB, false, address(1, 0));
 }
 
 /* [FA-TXN-16] The overwrite of version 2 carries a RowChange. */
 static void txn16_overwrite_row_change(const char *dir) {
   history(dir, false, &CREATE_FULL, &OVERWRITE);
-  edit_version(dir, 2, overwrite_row_change);
+  row_change_at(dir, 2, EMB, false, address(0, 0));
 }
 
 /* ---- operations (spec 05-operations.md, 08-nested-and-ids.md) ------------------------------------- */
