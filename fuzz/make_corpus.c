@@ -137,9 +137,10 @@ static lfa_status decode_status(kind k, const uint8_t *data, size_t len, lfa_err
       if ((st = lfa_treemap_decode(&t, data, len, err)) == LFA_OK) lfa_treemap_free(&t);
       return st;
     }
-    case K_ROWIDS: {
+    case K_ROWIDS: { /* bytes 0-1: the fragment's physical_rows (decode_row_ids_fuzz.c) */
       lfa_row_ids ids;
-      st = lfa_row_ids_decode(&ids, data, len, err);
+      if (len < 2) return lfa_fail(err, LFA_ERR_FORMAT, NULL, "no row count");
+      st = lfa_row_ids_decode_rows(&ids, data + 2, len - 2, (uint64_t)data[0] | (uint64_t)data[1] << 8, err);
       lfa_row_ids_free(&ids);
       return st;
     }
@@ -193,6 +194,22 @@ static void emit(ctx *c, kind k, const char *name, const uint8_t *data, size_t l
 static void emit_buf(ctx *c, kind k, const char *name, lfa_buf *b) {
   emit(c, k, name, b->data, b->len);
   lfa_buf_free(b);
+}
+
+/* A row id sequence seed: its id count as 2 little-endian bytes (the
+ * fragment's physical_rows), then the sequence `b` (taken over). */
+static void emit_row_ids(ctx *c, const char *name, lfa_buf *b) {
+  lfa_row_ids ids;
+  lfa_error err;
+  check(lfa_row_ids_decode(&ids, b->data, b->len, &err), &err, name);
+  if (ids.count > 0xFFFF) die("seed %s: %" PRIu64 " ids, more than 2 bytes count", name, ids.count);
+  lfa_buf seed = {0};
+  uint8_t rows[2] = {(uint8_t)(ids.count & 0xFF), (uint8_t)(ids.count >> 8)};
+  lfa_row_ids_free(&ids);
+  check(lfa_buf_append(&seed, rows, 2, &err), &err, name);
+  check(lfa_buf_append(&seed, b->data, b->len, &err), &err, name);
+  lfa_buf_free(b);
+  emit_buf(c, K_ROWIDS, name, &seed);
 }
 
 static void emit_bitmap(ctx *c, kind k, const char *name, const roaring_bitmap_t *bm) {
@@ -365,7 +382,7 @@ static void seeds_of_version(ctx *c, const dataset *d, const lfa_version_entry *
       check(lfa_row_ids_decode(&ids, frag->inline_row_ids.data, frag->inline_row_ids.len, &err), &err, name);
       check(lfa_row_ids_encode(&b, ids.ids, ids.count, &err), &err, name);
       lfa_row_ids_free(&ids);
-      emit_buf(c, K_ROWIDS, name, &b);
+      emit_row_ids(c, name, &b);
     }
   }
   lfa_manifest_file_free(&f);
@@ -641,7 +658,7 @@ static void emit_segments(ctx *c, const char *name, segment **segs, size_t n) {
   seq.segments = segs;
   seq.n_segments = n;
   check(lfa_pb_pack(&b, &seq.base, &err), &err, name);
-  emit_buf(c, K_ROWIDS, name, &b);
+  emit_row_ids(c, name, &b);
 }
 
 static void hand_row_ids(ctx *c) {
@@ -705,7 +722,7 @@ static void hand_row_ids(ctx *c) {
   lfa_error err;
   lfa_buf b = {0};
   check(lfa_row_ids_encode(&b, ids, n, &err), &err, "row ids");
-  emit_buf(c, K_ROWIDS, "FA-LANCE-11-encoder-mixed.rowids", &b);
+  emit_row_ids(c, "FA-LANCE-11-encoder-mixed.rowids", &b);
 }
 
 /* ---- a sidecar with every kind of entry, and a manifest with an index ------- */

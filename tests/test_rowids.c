@@ -358,6 +358,38 @@ static void test_FA_LANCE_11_decode_range(void **state) {
   kit_free(&k);
 }
 
+/* [FA-LANCE-7] A reader decodes a fragment's sequence knowing its
+ * physical rows: the right length decodes as without them; another length
+ * is refused once counted, so a few bytes claiming 2^26 ids are refused
+ * for a 10-row fragment without expanding them (the fuzz targets'
+ * slow_ranges_* inputs took seconds and 1 GiB when they were expanded). */
+static void test_FA_LANCE_7_decode_rows_counts_before_expanding(void **state) {
+  (void)state;
+  kit k = {0};
+  lfa_error err = {0};
+  lfa_row_ids got = {0};
+  segment_pb *segs[] = {seg_range(&k, 7, 10), seg_range(&k, 3, 4)};
+  lfa_buf b = pack_sequence(segs, 2);
+  assert_ok(lfa_row_ids_decode_rows(&got, b.data, b.len, 4, &err), &err);
+  assert_int_equal(got.count, 4);
+  assert_true(got.ids[0] == 7 && got.ids[1] == 8 && got.ids[2] == 9 && got.ids[3] == 3);
+  lfa_row_ids_free(&got);
+  assert_status(lfa_row_ids_decode_rows(&got, b.data, b.len, 5, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-LANCE-7");
+  assert_non_null(strstr(err.msg, "holds 4 ids for 5 physical rows"));
+  assert_null(got.ids);
+  lfa_buf_free(&b);
+  segment_pb *huge[] = {seg_range(&k, 0, 1u << 26)};
+  b = pack_sequence(huge, 1);
+  assert_true(b.len < 16);
+  assert_status(lfa_row_ids_decode_rows(&got, b.data, b.len, 10, &err), LFA_ERR_RULE, &err);
+  assert_non_null(strstr(err.msg, "holds 67108864 ids for 10 physical rows"));
+  assert_null(got.ids);
+  assert_int_equal(got.count, 0);
+  lfa_buf_free(&b);
+  kit_free(&k);
+}
+
 /* Upstream writes Range(0..0) when every id of a sequence is deleted. */
 static void test_FA_LANCE_11_decode_empty_ranges_accepted(void **state) {
   (void)state;
@@ -598,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LIMIT_1_encode_refuses_over_limit),
       cmocka_unit_test(test_FA_LIMIT_1_encode_stays_within_segment_limit),
       cmocka_unit_test(test_FA_LANCE_11_decode_range),
+      cmocka_unit_test(test_FA_LANCE_7_decode_rows_counts_before_expanding),
       cmocka_unit_test(test_FA_LANCE_11_decode_empty_ranges_accepted),
       cmocka_unit_test(test_FA_LANCE_11_decode_range_with_holes),
       cmocka_unit_test(test_FA_LANCE_11_decode_range_with_bitmap_lsb_first),

@@ -81,10 +81,9 @@ static lfa_status take_keys(lfa_fragment *out, const lfa_change *c, lfa_error *e
 static lfa_status take_row_ids(lfa_fragment *out, const DataFragment *pb, lfa_error *err) {
   if (pb->row_id_sequence_case != LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS) return LFA_OK;
   lfa_row_ids ids;
-  lfa_status st = lfa_row_ids_decode(&ids, pb->inline_row_ids.data, pb->inline_row_ids.len, err);
-  if (st == LFA_OK && ids.count != pb->physical_rows)
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "fragment %" PRIu64 ": %" PRIu64 " row ids for %" PRIu64 " rows", pb->id,
-                  ids.count, pb->physical_rows);
+  /* [FA-LANCE-7] one id per physical row */
+  lfa_status st = lfa_row_ids_decode_rows(&ids, pb->inline_row_ids.data, pb->inline_row_ids.len, pb->physical_rows, err);
+  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, pb->id);
   if (st == LFA_OK) out->row_ids = ids.ids, ids.ids = NULL;
   lfa_row_ids_free(&ids);
   return st;

@@ -212,18 +212,16 @@ static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err)
     const Lance__Table__DataFragment *f = m->fragments[i];
     lfa_buf ext = {0};
     lfa_status st = LFA_OK;
+    /* [FA-LANCE-7] one id per physical row, checked before the ids are expanded */
     if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS)
-      st = lfa_row_ids_decode(&s->row_ids[i], f->inline_row_ids.data, f->inline_row_ids.len, err);
+      st = lfa_row_ids_decode_rows(&s->row_ids[i], f->inline_row_ids.data, f->inline_row_ids.len, f->physical_rows,
+                                   err);
     else if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_EXTERNAL_ROW_IDS) {
       st = read_external(&ext, s, dir, f->external_row_ids, err);
-      if (st == LFA_OK) st = lfa_row_ids_decode(&s->row_ids[i], ext.data, ext.len, err);
+      if (st == LFA_OK) st = lfa_row_ids_decode_rows(&s->row_ids[i], ext.data, ext.len, f->physical_rows, err);
     } else if (s->stable_row_ids)
       st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "has no row id sequence, but stable row ids are on");
     lfa_buf_free(&ext);
-    if (st == LFA_OK && f->row_id_sequence_case != LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET &&
-        s->row_ids[i].count != f->physical_rows)
-      st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "row id sequence holds %" PRIu64 " ids for %" PRIu64 " physical rows",
-                    s->row_ids[i].count, f->physical_rows);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "fragment %" PRIu64, f->id);
       return st;

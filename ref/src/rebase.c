@@ -411,7 +411,7 @@ static lfa_status restate_rewrite(const rb *b) {
       for (size_t j = 0; ids && j < grp->n_new_fragments; j++) {
         lfa_row_ids seq = {0};
         const DataFragment *nf = grp->new_fragments[j];
-        st = lfa_row_ids_decode(&seq, nf->inline_row_ids.data, nf->inline_row_ids.len, b->err);
+        st = lfa_row_ids_decode_rows(&seq, nf->inline_row_ids.data, nf->inline_row_ids.len, nf->physical_rows, b->err);
         for (uint64_t x = 0; st == LFA_OK && x < seq.count && at < total; x++) ids[at++] = seq.ids[x];
         lfa_row_ids_free(&seq);
       }

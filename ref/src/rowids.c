@@ -290,7 +290,9 @@ static lfa_status expand_all(lfa_row_ids *out, const Lance__Table__RowIdSequence
   return LFA_OK;
 }
 
-lfa_status lfa_row_ids_decode(lfa_row_ids *out, const uint8_t *data, size_t len, lfa_error *err) {
+/* Decodes, counts, checks the count against *rows (when not NULL), then
+ * expands. */
+static lfa_status decode(lfa_row_ids *out, const uint8_t *data, size_t len, const uint64_t *rows, lfa_error *err) {
   static const uint8_t none[1];
   out->count = 0;
   out->ids = NULL;
@@ -306,9 +308,22 @@ lfa_status lfa_row_ids_decode(lfa_row_ids *out, const uint8_t *data, size_t len,
   const Lance__Table__RowIdSequence *seq = (const Lance__Table__RowIdSequence *)(const void *)m;
   uint64_t total = 0;
   st = count_all(&total, seq, err);
+  /* [FA-LANCE-7] one id per physical row: refused before any id is expanded */
+  if (st == LFA_OK && rows != NULL && total != *rows)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "row id sequence holds %" PRIu64 " ids for %" PRIu64 " physical rows",
+                  total, *rows);
   if (st == LFA_OK) st = expand_all(out, seq, total, err);
   lfa_pb_free(m);
   return st;
+}
+
+lfa_status lfa_row_ids_decode(lfa_row_ids *out, const uint8_t *data, size_t len, lfa_error *err) {
+  return decode(out, data, len, NULL, err);
+}
+
+lfa_status lfa_row_ids_decode_rows(lfa_row_ids *out, const uint8_t *data, size_t len, uint64_t physical_rows,
+                                   lfa_error *err) {
+  return decode(out, data, len, &physical_rows, err);
 }
 
 void lfa_row_ids_free(lfa_row_ids *ids) {

@@ -37,6 +37,14 @@ typedef struct lfa_row_ids {
  * count is computed before anything is expanded). */
 lfa_status lfa_row_ids_decode(lfa_row_ids *out, const uint8_t *data, size_t len, lfa_error *err);
 
+/* lfa_row_ids_decode for the sequence of a fragment of `physical_rows`
+ * rows, as every reader holds one: a sequence of another length is
+ * refused [FA-LANCE-7] once counted, before any id is expanded, so a few
+ * hostile bytes claiming millions of ids cost no memory unless the
+ * manifest claims as many rows. */
+lfa_status lfa_row_ids_decode_rows(lfa_row_ids *out, const uint8_t *data, size_t len, uint64_t physical_rows,
+                                   lfa_error *err);
+
 /* Encodes ids compactly: runs of at least 8 consecutive ids become `range`
  * segments, other stretches `array` segments with the narrowest width
  * (u16/u32 offsets from their minimum, else raw u64). Decoding the result
