@@ -9,6 +9,7 @@
 
 #include "lfa/dataset.h"
 #include "lfa/table.h"
+#include "lfa/verify.h"
 
 /* Loads version `version` of `dir` with every reader rule; fails the test
  * when the version is missing or does not load. */
@@ -33,6 +34,19 @@ static inline void read_table(lfa_table *out, const char *dir, uint64_t version)
   load_version(&snap, dir, version);
   assert_ok(lfa_table_from_snapshot(out, &snap, &err), &err);
   lfa_snapshot_free(&snap);
+}
+
+/* Every version of the dataset at `dir` verifies without an error finding
+ * (FA-VERIFY-3: a valid history is never reported). */
+static inline void verify_clean(const char *dir) {
+  lfa_verify_result r;
+  lfa_error err = {0};
+  assert_ok(lfa_verify_dataset(&r, dir, NULL, &err), &err);
+  for (size_t i = 0; i < r.findings.count; i++)
+    if (r.findings.items[i].severity == LFA_SEVERITY_ERROR)
+      fail_msg("%s version %" PRIu64 ": %s %s", dir, r.findings.items[i].version, r.findings.items[i].rule,
+               r.findings.items[i].message);
+  lfa_verify_result_free(&r);
 }
 
 #endif

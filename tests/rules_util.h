@@ -19,7 +19,6 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/table.h"
-#include "lfa/verify.h"
 
 #define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
 #define NAMES(...) \
@@ -190,18 +189,6 @@ static inline void expect_assigned(const lfa_table *t, int32_t field, const char
   char got[256];
   assigned(got, sizeof got, t, field);
   assert_string_equal(got, want);
-}
-
-/* Every version of the dataset at `dir` verifies without an error finding. */
-static inline void verify_clean(const char *dir) {
-  lfa_verify_result result;
-  lfa_error err = {0};
-  assert_ok(lfa_verify_dataset(&result, dir, NULL, &err), &err);
-  for (size_t k = 0; k < result.findings.count; k++)
-    if (result.findings.items[k].severity == LFA_SEVERITY_ERROR)
-      fail_msg("version %" PRIu64 ": %s %s", result.findings.items[k].version, result.findings.items[k].rule,
-               result.findings.items[k].message);
-  lfa_verify_result_free(&result);
 }
 
 #endif

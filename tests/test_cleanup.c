@@ -251,18 +251,6 @@ static lfa_cleanup_done execute(const lfa_cleanup_plan *pl) {
   return done;
 }
 
-/* lfa verify on `dir`: no error finding. */
-static void verify_clean(const char *dir) {
-  lfa_verify_result r;
-  lfa_error err = {0};
-  assert_ok(lfa_verify_dataset(&r, dir, NULL, &err), &err);
-  for (size_t i = 0; i < r.findings.count; i++)
-    if (r.findings.items[i].severity == LFA_SEVERITY_ERROR)
-      fail_msg("version %" PRIu64 ": %s %s", r.findings.items[i].version, r.findings.items[i].rule,
-               r.findings.items[i].message);
-  lfa_verify_result_free(&r);
-}
-
 /* ---- clones and branches made by hand ------------------------------------------------------------ */
 
 /* A shallow clone of version `version` of h at `dir` (its version 1), by

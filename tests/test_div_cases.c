@@ -96,16 +96,6 @@ static void verify(lfa_verify_result *r, const char *dir) {
   assert_ok(lfa_verify_dataset(r, dir, NULL, &err), &err);
 }
 
-static void verify_clean(const char *dir) {
-  lfa_verify_result r;
-  verify(&r, dir);
-  for (size_t i = 0; i < r.findings.count; i++)
-    if (r.findings.items[i].severity == LFA_SEVERITY_ERROR)
-      fail_msg("%s version %" PRIu64 ": %s %s", dir, r.findings.items[i].version, r.findings.items[i].rule,
-               r.findings.items[i].message);
-  lfa_verify_result_free(&r);
-}
-
 /* ---- reading states ---------------------------------------------------------------------------- */
 
 static int32_t field_id(const lfa_table *t, const char *name) {
