@@ -25,7 +25,7 @@
  *    live key every tracked field's state (FA-SEM-1, FA-SEM-2).
  * The targets compare what the writer put in the memfs with the oracle the
  * same way (keys come from the model: they are not on disk): versions
- * read back by fh_read_version, or the head as the verifier loaded it.
+ * read back by lfa_table_load_version, or the head as the verifier loaded it.
  * Everything lives in one heap-allocated fh_run per input: no globals.
  */
 #ifndef LFA_FUZZ_HISTORY_H
@@ -125,30 +125,6 @@ static inline void fh_close(fh_run *d) {
 /* Appends one line describing `q` to the sequence log (oracle_gen.h). */
 static inline void fh_log_request(fh_run *d, const lfa_request *q) {
   gen_describe(d->log, sizeof d->log, &d->log_len, q);
-}
-
-/* ---- reading the memfs back ------------------------------------------------------------------------- */
-
-/* Version v of the history as the reader gets it from `fs` (every
- * load-time rule applied). Fails with the reader's message in `err`. */
-static inline lfa_status fh_read_version(lfa_table *out, const lfa_fs *fs, uint64_t v, lfa_error *err) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_snapshot snap;
-  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, FH_DIR, err);
-  if (st != LFA_OK) return st;
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == v) entry = &list.entries[i];
-  st = entry ? lfa_snapshot_load_fs(&snap, fs, FH_DIR, entry, err)
-             : lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 " is not listed", v);
-  if (st == LFA_OK) {
-    st = lfa_table_from_snapshot(out, &snap, err);
-    lfa_snapshot_free(&snap);
-  }
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-  return st;
 }
 
 /* ---- one step ---------------------------------------------------------------------------------------- */

@@ -629,7 +629,7 @@ static uint64_t changed_version(fh_run *d, char *why, size_t cap) {
     if (model == NULL) {
       snprintf(why, cap, "version %" PRIu64 " was never written", v);
       changed = v ? v : 1;
-    } else if (fh_read_version(&got, &d->fs.fs, v, &err) != LFA_OK) {
+    } else if (lfa_table_load_version(&got, &d->fs.fs, FH_DIR, v, &err) != LFA_OK) {
       snprintf(why, cap, "version %" PRIu64 " does not load: %s", v, err.msg);
       changed = v;
     } else {

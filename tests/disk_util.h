@@ -14,26 +14,15 @@
 /* Loads version `version` of `dir` with every reader rule; fails the test
  * when the version is missing or does not load. */
 static inline void load_version(lfa_snapshot *snap, const char *dir, uint64_t version) {
-  lfa_version_list list;
-  lfa_names names;
   lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, version);
-  if (lfa_snapshot_load(snap, dir, entry, &err) != LFA_OK) fail_msg("version %" PRIu64 ": %s", version, err.msg);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
+  if (lfa_snapshot_load_version(snap, NULL, dir, version, &err) != LFA_OK)
+    fail_msg("version %" PRIu64 ": %s", version, err.msg);
 }
 
 /* The table a reader builds of that version (no logical keys: not on disk). */
 static inline void read_table(lfa_table *out, const char *dir, uint64_t version) {
-  lfa_snapshot snap;
   lfa_error err = {0};
-  load_version(&snap, dir, version);
-  assert_ok(lfa_table_from_snapshot(out, &snap, &err), &err);
-  lfa_snapshot_free(&snap);
+  assert_ok(lfa_table_load_version(out, NULL, dir, version, &err), &err);
 }
 
 /* Every version of the dataset at `dir` verifies without an error finding

@@ -482,20 +482,8 @@ static lfa_verify_result verify_on(const lfa_fs *fs, const char *dir) {
 
 /* Version v of `dir` on `fs`, read back as a table. */
 static void read_back(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t v) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_snapshot snap;
   lfa_error err = {0};
-  assert_ok(lfa_dataset_versions_fs(&list, &names, fs, dir, &err), &err);
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == v) entry = &list.entries[i];
-  if (entry == NULL) fail_msg("%s has no version %llu", dir, (unsigned long long)v);
-  assert_ok(lfa_snapshot_load_fs(&snap, fs, dir, entry, &err), &err);
-  assert_ok(lfa_table_from_snapshot(out, &snap, &err), &err);
-  lfa_snapshot_free(&snap);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
+  assert_ok(lfa_table_load_version(out, fs, dir, v, &err), &err);
 }
 
 /* Same schema, fragments (ids, rows, deletions, row ids) and state of

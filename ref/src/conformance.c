@@ -210,30 +210,10 @@ static lfa_status name_rows(lfa_table *disk, const lfa_table *model, lfa_error *
   return LFA_OK;
 }
 
-static lfa_status read_back(lfa_table *out, const char *dir, uint64_t version, lfa_error *err) {
-  lfa_version_list list;
-  lfa_names names;
-  lfa_snapshot snap;
-  lfa_status st = lfa_dataset_versions(&list, &names, dir, err);
-  if (st != LFA_OK) return st;
-  const lfa_version_entry *entry = NULL;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  st = entry ? lfa_snapshot_load(&snap, dir, entry, err)
-             : lfa_fail(err, LFA_ERR_IO, NULL, "%s has no version %" PRIu64, dir, version);
-  if (st == LFA_OK) {
-    st = lfa_table_from_snapshot(out, &snap, err);
-    lfa_snapshot_free(&snap);
-  }
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-  return st;
-}
-
 lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const char *dir, uint64_t version,
                                         const lfa_table *model, lfa_error *err) {
   lfa_table disk;
-  lfa_status st = read_back(&disk, dir, version, err);
+  lfa_status st = lfa_table_load_version(&disk, NULL, dir, version, err);
   if (st != LFA_OK) return st;
   st = name_rows(&disk, model, err);
   if (st == LFA_OK) st = lfa_scenario_observe(out, arena, &disk, err);

@@ -459,6 +459,24 @@ lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
   return st;
 }
 
+lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
+                                     lfa_error *err) {
+  lfa_version_list list = {0};
+  lfa_names names = {0};
+  const lfa_version_entry *entry = NULL;
+  memset(out, 0, sizeof *out);
+  if (fs == NULL) fs = lfa_fs_posix();
+  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, dir, err);
+  if (st != LFA_OK) return st;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == version) entry = &list.entries[i];
+  st = entry ? lfa_snapshot_load_fs(out, fs, dir, entry, err)
+             : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, version);
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  return st;
+}
+
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
   for (size_t i = 0; i < snap->n_tracked; i++)
     if (snap->tracked[i].field_id == field_id) return i;

@@ -292,6 +292,16 @@ lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa
   return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build the table of version %llu", (unsigned long long)snap->version);
 }
 
+lfa_status lfa_table_load_version(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t version,
+                                  lfa_error *err) {
+  lfa_snapshot snap;
+  lfa_status st = lfa_snapshot_load_version(&snap, fs, dir, version, err);
+  if (st != LFA_OK) return st;
+  st = lfa_table_from_snapshot(out, &snap, err);
+  lfa_snapshot_free(&snap);
+  return st;
+}
+
 /* ---- lookups and cells ------------------------------------------------------------ */
 
 size_t lfa_table_fragment(const lfa_table *t, uint64_t fragment_id) {

@@ -1200,23 +1200,6 @@ static lfa_status clone_commit(clone_draft *c, lfa_writer *w, const Lance__Table
   return st;
 }
 
-/* Loads version `version` of the dataset at `dir`, every tracked field. */
-static lfa_status load_source(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version, lfa_error *err) {
-  lfa_version_list list = {0};
-  lfa_names names = {0};
-  const lfa_version_entry *entry = NULL;
-  memset(out, 0, sizeof *out);
-  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, dir, err);
-  if (st != LFA_OK) return st;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  st = entry ? lfa_snapshot_load_fs(out, fs, dir, entry, err)
-             : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, version);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-  return st;
-}
-
 lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
                             uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err) {
   return lfa_writer_clone_fs(out, lfa_fs_posix(), source_dir, version, dir, deep, seed, txn, err);
@@ -1230,7 +1213,7 @@ lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *s
   clone_draft c = {.src = &src, .src_dir = source_dir, .deep = deep};
   if (txn == NULL || txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "a clone's first version needs a Clone transaction");
-  lfa_status st = load_source(&src, fs, source_dir, version, err);
+  lfa_status st = lfa_snapshot_load_version(&src, fs, source_dir, version, err);
   if (st != LFA_OK) return st;
   lfa_writer *w = NULL;
   st = lfa_writer_open_fs(&w, fs, dir, seed, err);

@@ -130,6 +130,11 @@ lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_versi
 lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
                                 lfa_error *err);
 
+/* lfa_snapshot_load_fs of version `version` of `dir` (NULL fs: POSIX),
+ * found in its listing. LFA_ERR_USAGE when the dataset has no such version. */
+lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
+                                     lfa_error *err);
+
 /* The tracked[] index of a field id, or SIZE_MAX when it is not tracked. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id);
 

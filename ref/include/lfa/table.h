@@ -117,6 +117,10 @@ lfa_status lfa_table_copy(lfa_table *out, const lfa_table *table, lfa_error *err
 
 /* Builds the model of a loaded snapshot (every tracked field loaded). */
 lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err);
+/* The model of version `version` of `dir` as a reader loads it
+ * (lfa_snapshot_load_version, then lfa_table_from_snapshot). */
+lfa_status lfa_table_load_version(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t version,
+                                  lfa_error *err);
 
 /* Lookups; SIZE_MAX / NULL when absent. */
 size_t lfa_table_fragment(const lfa_table *table, uint64_t fragment_id);
