@@ -49,6 +49,8 @@
 #include "lfa/transaction.h"
 #include "rowids.pb-c.h"
 
+#include "../tests/every_commit.h"
+
 enum { SEED_BYTES_MAX = 64 * 1024 };
 
 typedef enum kind { K_MANIFEST, K_TXN, K_ROOT, K_BITMAP, K_DELETION_BIN, K_TREEMAP, K_ARROW, K_ROWIDS, K_COUNT } kind;
@@ -989,30 +991,15 @@ static void write_steps(lfa_memfs *m, const char *dir, const lfa_request *steps,
   }
 }
 
-/* Every kind of commit in one history (tests/test_verify.c writes the
- * same): create, column update, append, row-moving update with an
- * invalidation, delete, compaction, invalidation only, restore, rename,
- * index. */
+/* Every kind of commit in one history (tests/every_commit.h, which
+ * tests/test_verify.c writes too). */
 static void history_every_commit(ctx *c, bool stable) {
-  static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
-  static const char *id[] = {"id"}, *emb[] = {"emb"}, *id_emb[] = {"id", "emb"}, *value[] = {"payload.value"};
-  const lfa_request steps[] = {
-      {.op = LFA_OP_CREATE, .new_fields = HISTORY_SCHEMA, .n_new_fields = 5, .stable_row_ids = stable,
-       .rows = {6, K1_6}, .rows_per_file = 3, .fields = {1, id}},
-      {.op = LFA_OP_UPDATE, .rows = {3, (const uint64_t[]){2, 4, 6}}, .fields = {1, emb}, .rewrite_columns = true},
-      {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}, .fields = {2, id_emb}},
-      {.op = LFA_OP_UPDATE, .rows = {2, (const uint64_t[]){1, 2}}, .fields = {1, value}, .invalidate = {1, emb}},
-      {.op = LFA_OP_DELETE, .rows = {1, (const uint64_t[]){3}}},
-      {.op = LFA_OP_COMPACT},
-      {.op = LFA_OP_UPDATE, .rows = {1, (const uint64_t[]){7}}, .invalidate = {1, emb}},
-      {.op = LFA_OP_RESTORE, .version = 3},
-      {.op = LFA_OP_RENAME, .field = "emb", .new_name = "vec"},
-      {.op = LFA_OP_CREATE_INDEX},
-  };
+  lfa_request steps[EVERY_COMMIT_STEPS];
+  every_commit_steps(steps, stable);
   lfa_memfs m;
   lfa_history h;
   lfa_memfs_init(&m);
-  write_steps(&m, ".", steps, sizeof steps / sizeof steps[0], 42, &h);
+  write_steps(&m, ".", steps, EVERY_COMMIT_STEPS, 42, &h);
   lfa_history_close(&h);
   emit_memfs(c, stable ? "history-every-commit-stable-row-ids.memfs" : "history-every-commit-address.memfs", &m);
   lfa_memfs_free(&m);

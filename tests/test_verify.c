@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "every_commit.h"
 #include "lfa/bitmap.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
@@ -468,38 +469,18 @@ static void f_compaction_loses(const char *dir) { rewrite_to(dir, (const uint32_
 
 /* ---- histories of the reference writer -------------------------------------------------------- */
 
-static const lfa_new_field SCHEMA[] = {
-    {"id", "int64", false, LFA_UNTRACKED},
-    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
-    {"payload", "struct", true, LFA_UNTRACKED},
-    {"payload.value", "int32", true, LFA_UNASSIGNED},
-    {"tag", "string", true, LFA_ASSIGNED},
-};
 enum { RESTORE_VERSION = 8 };
 
 /* Every kind of commit the writer makes, in one history: create, column
  * update, append, row-moving update with an invalidation, delete,
  * compaction, invalidation only, restore (version 8), rename, index. */
 static void write_history(const char *dir, bool stable) {
-  static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
-  const char *id[] = {"id"}, *emb[] = {"emb"}, *id_emb[] = {"id", "emb"}, *value[] = {"payload.value"};
-  const lfa_request steps[] = {
-      {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 5, .stable_row_ids = stable, .rows = {6, K1_6},
-       .rows_per_file = 3, .fields = {1, id}},
-      {.op = LFA_OP_UPDATE, .rows = {3, (const uint64_t[]){2, 4, 6}}, .fields = {1, emb}, .rewrite_columns = true},
-      {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}, .fields = {2, id_emb}},
-      {.op = LFA_OP_UPDATE, .rows = {2, (const uint64_t[]){1, 2}}, .fields = {1, value}, .invalidate = {1, emb}},
-      {.op = LFA_OP_DELETE, .rows = {1, (const uint64_t[]){3}}},
-      {.op = LFA_OP_COMPACT},
-      {.op = LFA_OP_UPDATE, .rows = {1, (const uint64_t[]){7}}, .invalidate = {1, emb}},
-      {.op = LFA_OP_RESTORE, .version = 3},
-      {.op = LFA_OP_RENAME, .field = "emb", .new_name = "vec"},
-      {.op = LFA_OP_CREATE_INDEX},
-  };
+  lfa_request steps[EVERY_COMMIT_STEPS];
+  every_commit_steps(steps, stable);
   lfa_history h;
   lfa_error err = {0};
   assert_ok(lfa_history_open(&h, dir, 42, &err), &err);
-  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+  for (size_t i = 0; i < EVERY_COMMIT_STEPS; i++)
     if (lfa_history_apply(&h, &steps[i], 0, &err) != LFA_OK)
       fail_msg("step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
   lfa_history_close(&h);
