@@ -282,35 +282,50 @@ static void merge_commit(lfa_table *n, lfa_change *c, const lfa_table *p) {
  * at offset 1 (D9.15). Then the version is written and the verifier,
  * recomputing the state from P and T, finds no error; read back from disk
  * the state is the same. */
-static void merge_case(bool stable) {
+/* The Merge of the two cases below, built and not yet written: history
+ * P at `dir` in a scratch directory, its commit N with change C. */
+typedef struct merge_run {
   scratch s;
   char dir[128];
   lfa_history h;
   lfa_table n;
   lfa_change c;
+  int32_t f; /* the field the Merge rewrites */
+} merge_run;
+
+static void merge_open(merge_run *m, bool stable) {
+  scratch_make(&m->s);
+  join(m->dir, sizeof m->dir, m->s.base, "ds");
+  merge_history(&m->h, m->dir, stable);
+  const lfa_table *p = lfa_history_head(&m->h);
+  m->f = field_id(p, "f");
+  merge_commit(&m->n, &m->c, p);
+}
+
+static void merge_close(merge_run *m) {
+  lfa_table_free(&m->n);
+  lfa_change_free(&m->c);
+  lfa_history_close(&m->h);
+  scratch_remove(&m->s);
+}
+
+static void merge_case(bool stable) {
+  merge_run m;
   lfa_error err = {0};
-  scratch_make(&s);
-  join(dir, sizeof dir, s.base, "ds");
-  merge_history(&h, dir, stable);
-  const lfa_table *p = lfa_history_head(&h);
-  int32_t f = field_id(p, "f");
-  merge_commit(&n, &c, p);
-  assert_int_equal(n.n_tracked, 1); /* f carried (FA-OP-1): still in the schema */
-  expect_cell(&n, f, 0, LFA_CELL_ALL, "0 1 2 ");
-  expect_cell(&n, f, 1, LFA_CELL_PARTIAL, "1 ");
-  check_assigned(&n, f, "1 2 3 5 ");
-  assert_ok(lfa_writer_commit(h.writer, &n, c.txn, &err), &err);
-  verify_clean(dir);
+  merge_open(&m, stable);
+  assert_int_equal(m.n.n_tracked, 1); /* f carried (FA-OP-1): still in the schema */
+  expect_cell(&m.n, m.f, 0, LFA_CELL_ALL, "0 1 2 ");
+  expect_cell(&m.n, m.f, 1, LFA_CELL_PARTIAL, "1 ");
+  check_assigned(&m.n, m.f, "1 2 3 5 ");
+  assert_ok(lfa_writer_commit(m.h.writer, &m.n, m.c.txn, &err), &err);
+  verify_clean(m.dir);
   lfa_table back;
-  read_table(&back, dir, 3);
-  assert_same_state(&back, &n);
-  expect_cell(&back, f, 0, LFA_CELL_ALL, "0 1 2 ");
-  expect_cell(&back, f, 1, LFA_CELL_PARTIAL, "1 ");
+  read_table(&back, m.dir, 3);
+  assert_same_state(&back, &m.n);
+  expect_cell(&back, m.f, 0, LFA_CELL_ALL, "0 1 2 ");
+  expect_cell(&back, m.f, 1, LFA_CELL_PARTIAL, "1 ");
   lfa_table_free(&back);
-  lfa_table_free(&n);
-  lfa_change_free(&c);
-  lfa_history_close(&h);
-  scratch_remove(&s);
+  merge_close(&m);
 }
 
 static void test_FA_MERGE_1_div_merge_rewriting_tracked_field_assigns(void **state) {
@@ -325,37 +340,25 @@ static void test_FA_MERGE_1_div_merge_rewriting_tracked_field_assigns(void **sta
  * one error, on version 3, field f, fragment 0; fragment 1 is right. */
 static void test_FA_MERGE_1_merge_keeping_state_is_flagged(void **state) {
   (void)state;
-  scratch s;
-  char dir[128];
-  lfa_history h;
-  lfa_table n;
-  lfa_change c;
+  merge_run m;
   lfa_error err = {0};
-  scratch_make(&s);
-  join(dir, sizeof dir, s.base, "ds");
-  merge_history(&h, dir, false);
-  const lfa_table *p = lfa_history_head(&h);
-  int32_t f = field_id(p, "f");
-  merge_commit(&n, &c, p);
-  lfa_cell *cell = &lfa_table_tracked(&n, f)->cells[0]; /* back to P's cell: offset 1 */
+  merge_open(&m, false);
+  lfa_cell *cell = &lfa_table_tracked(&m.n, m.f)->cells[0]; /* back to P's cell: offset 1 */
   cell->kind = LFA_CELL_PARTIAL;
   cell->rows = roaring_bitmap_create();
   assert_non_null(cell->rows);
   roaring_bitmap_add(cell->rows, 1);
-  assert_ok(lfa_writer_commit(h.writer, &n, c.txn, &err), &err);
+  assert_ok(lfa_writer_commit(m.h.writer, &m.n, m.c.txn, &err), &err);
   lfa_verify_result r;
-  verify(&r, dir);
+  verify(&r, m.dir);
   assert_int_equal(lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR), 1);
   const lfa_finding *e = lfa_findings_find(&r.findings, "FA-OP-4", LFA_SEVERITY_ERROR);
   assert_non_null(e);
   assert_int_equal(e->version, 3);
-  assert_true(e->has_field && e->field_id == f);
+  assert_true(e->has_field && e->field_id == m.f);
   assert_true(e->has_fragment && e->fragment_id == 0);
   lfa_verify_result_free(&r);
-  lfa_table_free(&n);
-  lfa_change_free(&c);
-  lfa_history_close(&h);
-  scratch_remove(&s);
+  merge_close(&m);
 }
 
 /* ---- div_deep_clone_localized_root_new_path ------------------------------------------------------ */
