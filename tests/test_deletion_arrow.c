@@ -93,12 +93,19 @@ static size_t first_field(const uint8_t *d, size_t schema) {
   return deref(d, deref(d, field_at(d, schema, 1)) + 4);
 }
 
+/* The stream's first message: the first non-zero byte after the magic. */
+static size_t stream_start(const uint8_t *d) {
+  size_t pos = 6;
+  while (d[pos] == 0) pos++;
+  return pos;
+}
+
 static nav walk(const uint8_t *d, size_t len) {
   nav n;
   size_t footer = len - 10 - lfa_load_u32le(d + len - 10);
   n.footer_root = deref(d, footer);
   n.footer_field = first_field(d, deref(d, field_at(d, n.footer_root, 1)));
-  size_t stream_msg = deref(d, 16);
+  size_t stream_msg = deref(d, stream_start(d) + 8);
   n.stream_field = first_field(d, deref(d, field_at(d, stream_msg, 2)));
   n.batches = deref(d, field_at(d, n.footer_root, 3));
   n.batch = (size_t)lfa_load_u64le(d + n.batches + 4);
@@ -117,6 +124,13 @@ static size_t buffer_pos(const uint8_t *d, const nav *n, size_t i) {
 
 static size_t buffer_len(const uint8_t *d, const nav *n, size_t i) {
   return (size_t)lfa_load_u64le(d + n->buffers + 16 * i + 8);
+}
+
+static lfa_buf copy_of(const lfa_buf *b) {
+  lfa_error err = {0};
+  lfa_buf out = {0};
+  assert_ok(lfa_buf_append(&out, b->data, b->len, &err), &err);
+  return out;
 }
 
 /* A valid uncompressed file of {5, 6, 7}, ready to be patched. */
@@ -225,6 +239,98 @@ static void test_real_v0_7_5_file(void **state) {
   free(data);
 }
 
+/* ---- Layouts the IPC file format allows ------------------------------------
+ * The magic is padded with zeros to an 8-byte boundary at least; arrow-rs,
+ * which Lance 8 and 12 write with, pads it (and every message and buffer)
+ * to 64. The footer's block says where the batch is. */
+
+#define REAL_ARROW(release, table) \
+  "corpus/decode_deletion_arrow/real-lance-" release "-" table "-3-deleted.arrow"
+
+/* Written by Lance 8.0.0 and 12.0.0 (scripts/real_seeds.sh): offsets 1, 5, 7
+ * deleted, the magic padded to byte 64, both buffers zstd. */
+static void test_real_lance_8_and_12_files(void **state) {
+  (void)state;
+  const char *files[] = {REAL_ARROW("8.0.0", "address"), REAL_ARROW("8.0.0", "stable"),
+                         REAL_ARROW("12.0.0", "address"), REAL_ARROW("12.0.0", "stable")};
+  const uint32_t v[] = {1, 5, 7};
+  roaring_bitmap_t *want = of(v, 3);
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    size_t len;
+    uint8_t *data = tu_read_file(files[f], &len);
+    assert_int_equal(stream_start(data), 64);
+    assert_int_equal(walk(data, len).batch % 64, 0);
+    roaring_bitmap_t *bm = decode_ok(data, len);
+    assert_true(roaring_bitmap_equals(bm, want));
+    for (size_t cut = 0; cut < len; cut++)
+      expect_fail(data, cut, cut < 18 ? LFA_ERR_TRUNCATED : LFA_ERR_FORMAT);
+    roaring_bitmap_free(bm);
+    free(data);
+  }
+  roaring_bitmap_free(want);
+}
+
+/* The encoder's 64-byte layout is arrow-rs's: magic padded to 64, every
+ * message and buffer on a 64-byte boundary; it reads back like the 8-byte
+ * one. */
+static void test_64_byte_alignment_round_trip(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(3, 9000, 7);
+  for (int zstd = 0; zstd <= 1; zstd++) {
+    lfa_buf file = {0};
+    assert_ok(lfa_deletion_arrow_encode_aligned(&file, bm, zstd, 64, &err), &err);
+    for (size_t i = 6; i < 64; i++) assert_int_equal(file.data[i], 0);
+    assert_int_equal(stream_start(file.data), 64);
+    nav n = walk(file.data, file.len);
+    assert_int_equal(n.batch % 64, 0);
+    assert_int_equal(n.body % 64, 0);
+    assert_int_equal(buffer_pos(file.data, &n, 1) % 64, 0);
+    roaring_bitmap_t *back = decode_ok(file.data, file.len);
+    assert_true(roaring_bitmap_equals(bm, back));
+    roaring_bitmap_free(back);
+    lfa_buf_free(&file);
+  }
+  lfa_buf file = {0};
+  assert_status(lfa_deletion_arrow_encode_aligned(&file, bm, true, 16, &err), LFA_ERR_RULE, &err);
+  assert_int_equal(file.len, 0);
+  roaring_bitmap_free(bm);
+}
+
+/* What the format forbids stays refused: padding that ends off an 8-byte
+ * boundary, padding all the way to the batch (no schema message), and a
+ * footer block naming an unaligned offset. */
+static void test_padding_after_magic(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  roaring_bitmap_t *bm = roaring_bitmap_from_range(0, 3, 1);
+  lfa_buf file = {0};
+  assert_ok(lfa_deletion_arrow_encode_aligned(&file, bm, true, 64, &err), &err);
+  nav n = walk(file.data, file.len);
+
+  lfa_buf odd = copy_of(&file);
+  odd.data[60] = 0xFF; /* a message cannot start at byte 60 */
+  err = expect_fail(odd.data, odd.len, LFA_ERR_FORMAT);
+  expect_msg(&err, "the padding after the magic ends at byte 60, not on an 8-byte boundary");
+
+  lfa_buf none = copy_of(&file);
+  memset(none.data + 64, 0, n.batch - 64); /* schema message wiped */
+  err = expect_fail(none.data, none.len, LFA_ERR_FORMAT);
+  expect_msg(&err, "nothing but zero padding lies between the magic and the record batch");
+
+  lfa_buf moved = copy_of(&file);
+  lfa_store_u64le(moved.data + n.batches + 4, n.batch + 4);
+  err = expect_fail(moved.data, moved.len, LFA_ERR_FORMAT);
+  expect_msg(&err, "record batch block offset");
+  expect_msg(&err, "is not a multiple of 8");
+
+  lfa_buf_free(&odd);
+  lfa_buf_free(&none);
+  lfa_buf_free(&moved);
+  lfa_buf_free(&file);
+  roaring_bitmap_free(bm);
+}
+
 /* ---- Framing -------------------------------------------------------------- */
 
 static void test_every_prefix_fails(void **state) {
@@ -301,7 +407,7 @@ static void test_hostile_flatbuffer_offsets(void **state) {
 static void test_missing_continuation_marker(void **state) {
   (void)state;
   lfa_buf file = small_file(false);
-  file.data[8] = 0;
+  file.data[8] = 0x7F;
   lfa_error err = expect_fail(file.data, file.len, LFA_ERR_FORMAT);
   expect_msg(&err, "arrow schema message at offset 8: it lacks the FF FF FF FF continuation");
   lfa_buf_free(&file);
@@ -729,6 +835,9 @@ int main(void) {
       cmocka_unit_test(test_encoder_layout),
       cmocka_unit_test(test_encode_appends_to_output),
       cmocka_unit_test(test_real_v0_7_5_file),
+      cmocka_unit_test(test_real_lance_8_and_12_files),
+      cmocka_unit_test(test_64_byte_alignment_round_trip),
+      cmocka_unit_test(test_padding_after_magic),
       cmocka_unit_test(test_every_prefix_fails),
       cmocka_unit_test(test_wrong_magic_start_and_end),
       cmocka_unit_test(test_footer_length_outside),

@@ -3,8 +3,9 @@
  *
  * The file (integers little-endian; each message starts 8-aligned):
  *
- *   0         "ARROW1" 00 00                        magic, padding
- *   8         FF FF FF FF | i32 L | Message{Schema}   flatbuffer (L bytes,
+ *   0         "ARROW1" 00 .. 00                     magic, zero padding to
+ *                                                     an 8-aligned S >= 8
+ *   S         FF FF FF FF | i32 L | Message{Schema}   flatbuffer (L bytes,
  *                                                     padded), no body
  *   B.offset  FF FF FF FF | i32 L | Message{RecordBatch} ..padding  } B.metaDataLength
  *             body: validity buffer, pad, values buffer, pad         } B.bodyLength
@@ -31,8 +32,14 @@
  *
  * Decisions, where Arrow or Lance leave room:
  *  - The record batch is found through the footer, as an IPC file reader
- *    does. The stream's own schema message at byte 8 must be present and
- *    carry the same exact schema, and must end before the batch.
+ *    does: the footer's blocks are the authority on where messages are.
+ *  - The stream's own schema message must be present, carry the same exact
+ *    schema, and end before the batch. It starts after the magic's padding:
+ *    the IPC file format pads the magic with zeros to an 8-byte boundary at
+ *    least, and arrow-rs (Lance 8 and 12) pads to its 64-byte alignment, so
+ *    the schema message is the first non-zero byte after the magic, which
+ *    must sit on an 8-byte boundary. Message offsets named by the footer
+ *    must be 8-aligned too (messages are 8-aligned in the IPC format).
  *  - Exact schema: one field `row_id`, non-nullable, Int{32, unsigned}, no
  *    dictionary, no children, no custom_metadata on field or schema (arrow-rs
  *    compares metadata in Schema equality, which is what Lance checks).
@@ -72,7 +79,8 @@
 
 enum {
   MAGIC_LEN = 6,
-  HEAD_LEN = 8,       /* magic + 2 bytes of padding */
+  HEAD_LEN = 8,       /* magic + its shortest padding */
+  MESSAGE_ALIGN = 8,  /* IPC messages start on 8-byte boundaries */
   TRAILER_LEN = 10,   /* i32 footer length + magic */
   PREFIX_LEN = 8,     /* continuation marker + i32 metadata length */
   CONTINUATION = -1,  /* 0xFFFFFFFF as an i32 */
@@ -474,6 +482,10 @@ static lfa_status read_block(block *out, const fb_vector *batches, const arrow_f
                     "record batch block {offset %lld, metaDataLength %lld, bodyLength %lld} "
                     "is invalid",
                     (long long)offset, (long long)meta, (long long)body);
+  if (offset % MESSAGE_ALIGN != 0)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
+                    "record batch block offset %lld is not a multiple of %d", (long long)offset,
+                    MESSAGE_ALIGN);
   if ((uint64_t)offset > end || (uint64_t)meta > end - (uint64_t)offset ||
       (uint64_t)body > end - (uint64_t)offset - (uint64_t)meta)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
@@ -568,11 +580,29 @@ static lfa_status read_message(message *out, const arrow_file *f, size_t pos, si
   return LFA_OK;
 }
 
+/* Where the stream's first message starts: the first non-zero byte after
+ * the magic, before the batch, on an 8-byte boundary. */
+static lfa_status find_stream_start(size_t *start, const arrow_file *f, const block *b,
+                                    lfa_error *err) {
+  size_t pos = MAGIC_LEN;
+  while (pos < b->offset && f->data[pos] == 0) pos++;
+  *start = pos;
+  if (pos == b->offset)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
+                    "nothing but zero padding lies between the magic and the record batch at %zu",
+                    b->offset);
+  if (pos % MESSAGE_ALIGN != 0)
+    return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-3",
+                    "the padding after the magic ends at byte %zu, not on an 8-byte boundary", pos);
+  return LFA_OK;
+}
+
 /* The stream inside the file opens with the schema; it must match and end
  * before the record batch starts. */
-static lfa_status read_stream_schema(const arrow_file *f, const block *b, lfa_error *err) {
+static lfa_status read_stream_schema(const arrow_file *f, size_t start, const block *b,
+                                     lfa_error *err) {
   message m;
-  lfa_status st = read_message(&m, f, HEAD_LEN, b->offset, HEADER_SCHEMA, err);
+  lfa_status st = read_message(&m, f, start, b->offset, HEADER_SCHEMA, err);
   if (st != LFA_OK) return st;
   if ((st = check_schema(&m.header, err)) != LFA_OK) return st;
   if (m.body_len != 0)
@@ -850,8 +880,13 @@ lfa_status lfa_deletion_arrow_decode(roaring_bitmap_t **out, const uint8_t *data
     lfa_error_prefix(err, "arrow footer");
     return st;
   }
-  if ((st = read_stream_schema(&f, &b, err)) != LFA_OK) {
-    lfa_error_prefix(err, "arrow schema message at offset %d", HEAD_LEN);
+  size_t start = 0;
+  if ((st = find_stream_start(&start, &f, &b, err)) != LFA_OK) {
+    lfa_error_prefix(err, "arrow stream");
+    return st;
+  }
+  if ((st = read_stream_schema(&f, start, &b, err)) != LFA_OK) {
+    lfa_error_prefix(err, "arrow schema message at offset %zu", start);
     return st;
   }
   if ((st = read_batch(&bt, &f, &b, err)) != LFA_OK) {
@@ -1028,8 +1063,8 @@ static void put_footer(fbw *w, const block *b) {
   fbw_uint(w, b->body_len, 8);
 }
 
-static lfa_status pad_to_8(lfa_buf *out, lfa_error *err) {
-  return lfa_buf_extend(out, (8 - out->len % 8) % 8, NULL, err);
+static lfa_status pad_to(lfa_buf *out, size_t align, lfa_error *err) {
+  return lfa_buf_extend(out, (align - out->len % align) % align, NULL, err);
 }
 
 /* i64 length | zstd frame, written straight into the body. */
@@ -1048,8 +1083,8 @@ static lfa_status put_compressed(lfa_buf *body, const uint8_t *src, size_t n, lf
 }
 
 static lfa_status put_buffer(lfa_buf *body, body_layout *l, size_t i, const uint8_t *src,
-                             size_t n, bool zstd, lfa_error *err) {
-  lfa_status st = pad_to_8(body, err);
+                             size_t n, bool zstd, size_t align, lfa_error *err) {
+  lfa_status st = pad_to(body, align, err);
   if (st != LFA_OK) return st;
   l->off[i] = body->len;
   st = zstd && n > 0 ? put_compressed(body, src, n, err) : lfa_buf_append(body, src, n, err);
@@ -1059,7 +1094,7 @@ static lfa_status put_buffer(lfa_buf *body, body_layout *l, size_t i, const uint
 
 /* Validity (all ones, whole bytes, as arrow-rs writes it) then values. */
 static lfa_status put_body(lfa_buf *body, body_layout *l, const roaring_bitmap_t *offsets,
-                           size_t rows, bool zstd, lfa_error *err) {
+                           size_t rows, bool zstd, size_t align, lfa_error *err) {
   size_t validity_len = (rows + 7) / 8;
   uint8_t *validity = malloc(validity_len + 1);
   uint32_t *values = malloc(rows * 4 + 4);
@@ -1070,19 +1105,22 @@ static lfa_status put_body(lfa_buf *body, body_layout *l, const roaring_bitmap_t
     memset(validity, 0xFF, validity_len);
     roaring_bitmap_to_uint32_array(offsets, values);
     for (size_t i = 0; i < rows; i++) lfa_store_u32le((uint8_t *)&values[i], values[i]);
-    st = put_buffer(body, l, VALIDITY, validity, validity_len, zstd, err);
+    st = put_buffer(body, l, VALIDITY, validity, validity_len, zstd, align, err);
   }
-  if (st == LFA_OK) st = put_buffer(body, l, VALUES, (const uint8_t *)values, rows * 4, zstd, err);
-  if (st == LFA_OK) st = pad_to_8(body, err);
+  if (st == LFA_OK)
+    st = put_buffer(body, l, VALUES, (const uint8_t *)values, rows * 4, zstd, align, err);
+  if (st == LFA_OK) st = pad_to(body, align, err);
   l->total = body->len;
   free(validity);
   free(values);
   return st;
 }
 
-/* Continuation marker, metadata length, the flatbuffer (8-padded), body. */
-static lfa_status put_framed(lfa_buf *out, fbw *w, const lfa_buf *body, lfa_error *err) {
-  fbw_pad(w, 8, 0);
+/* Continuation marker, metadata length, the flatbuffer (padded so that the
+ * three end on an `align` boundary), body. */
+static lfa_status put_framed(lfa_buf *out, fbw *w, const lfa_buf *body, size_t align,
+                             lfa_error *err) {
+  fbw_pad(w, align, (align - PREFIX_LEN % align) % align);
   if (w->overflow)
     return lfa_fail(err, LFA_ERR_LIMIT, NULL, "arrow metadata outgrew its %d-byte builder",
                     FBW_CAP);
@@ -1093,21 +1131,23 @@ static lfa_status put_framed(lfa_buf *out, fbw *w, const lfa_buf *body, lfa_erro
   return st;
 }
 
-/* The layout drawn at the top of this file. */
+/* The layout drawn at the top of this file, every message on an `align`
+ * boundary (the magic padded to it). */
 static lfa_status put_file(lfa_buf *out, const lfa_buf *body, const body_layout *l, uint64_t rows,
-                           bool zstd, lfa_error *err) {
+                           bool zstd, size_t align, lfa_error *err) {
   fbw w = {{0}, 0, false};
   block b;
-  lfa_status st = lfa_buf_append(out, ARROW_MAGIC "\0\0", HEAD_LEN, err);
+  lfa_status st = lfa_buf_append(out, ARROW_MAGIC, MAGIC_LEN, err);
+  if (st == LFA_OK) st = pad_to(out, align, err);
   put_schema(&w, put_message(&w, HEADER_SCHEMA, 0));
-  if (st == LFA_OK) st = put_framed(out, &w, NULL, err);
+  if (st == LFA_OK) st = put_framed(out, &w, NULL, align, err);
   memset(&w, 0, sizeof w);
   put_batch(&w, rows, l, zstd);
-  fbw_pad(&w, 8, 0);
+  fbw_pad(&w, align, (align - PREFIX_LEN % align) % align);
   b.offset = out->len;
   b.meta_len = PREFIX_LEN + w.n;
   b.body_len = body->len;
-  if (st == LFA_OK) st = put_framed(out, &w, body, err);
+  if (st == LFA_OK) st = put_framed(out, &w, body, align, err);
   if (st == LFA_OK) st = lfa_buf_put_u32le(out, 0xFFFFFFFFu, err); /* end of stream */
   if (st == LFA_OK) st = lfa_buf_put_u32le(out, 0, err);
   memset(&w, 0, sizeof w);
@@ -1122,6 +1162,13 @@ static lfa_status put_file(lfa_buf *out, const lfa_buf *body, const body_layout 
 
 lfa_status lfa_deletion_arrow_encode(lfa_buf *out, const roaring_bitmap_t *offsets, bool zstd,
                                      lfa_error *err) {
+  return lfa_deletion_arrow_encode_aligned(out, offsets, zstd, 8, err);
+}
+
+lfa_status lfa_deletion_arrow_encode_aligned(lfa_buf *out, const roaring_bitmap_t *offsets,
+                                             bool zstd, size_t align, lfa_error *err) {
+  if (align != 8 && align != 64)
+    return lfa_fail(err, LFA_ERR_RULE, NULL, "arrow alignment %zu is neither 8 nor 64", align);
   uint64_t rows = roaring_bitmap_get_cardinality(offsets);
   if (rows > LFA_DELETION_ARROW_ROWS_MAX)
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%llu deleted rows exceed the limit of %u",
@@ -1129,8 +1176,8 @@ lfa_status lfa_deletion_arrow_encode(lfa_buf *out, const roaring_bitmap_t *offse
   lfa_buf body = {0}, file = {0};
   body_layout l;
   memset(&l, 0, sizeof l);
-  lfa_status st = put_body(&body, &l, offsets, (size_t)rows, zstd, err);
-  if (st == LFA_OK) st = put_file(&file, &body, &l, rows, zstd, err);
+  lfa_status st = put_body(&body, &l, offsets, (size_t)rows, zstd, align, err);
+  if (st == LFA_OK) st = put_file(&file, &body, &l, rows, zstd, align, err);
   /* Built aside and appended whole, so a failure leaves *out untouched. */
   if (st == LFA_OK) st = lfa_buf_append(out, file.data, file.len, err);
   lfa_buf_free(&body);

@@ -37,9 +37,16 @@ lfa_status lfa_deletion_arrow_decode(roaring_bitmap_t **out, const uint8_t *data
                                      lfa_error *err);
 
 /* Encodes `offsets` as an Arrow IPC file with values ascending; `zstd`
- * selects ZSTD body compression (what Lance writes) or none. */
+ * selects ZSTD body compression (what Lance writes) or none. Messages are
+ * 8-aligned, the IPC format's minimum. */
 lfa_status lfa_deletion_arrow_encode(lfa_buf *out, const roaring_bitmap_t *offsets, bool zstd,
                                      lfa_error *err);
+
+/* The same with every message and buffer on an `align` boundary, 8 or 64:
+ * 64 is arrow-rs's alignment, the layout Lance 8 and 12 write (the magic
+ * padded with zeros to byte 64). */
+lfa_status lfa_deletion_arrow_encode_aligned(lfa_buf *out, const roaring_bitmap_t *offsets,
+                                             bool zstd, size_t align, lfa_error *err);
 
 /* Dispatches on `kind`; BITMAP is lfa_bitmap_decode. */
 lfa_status lfa_deletion_decode(roaring_bitmap_t **out, lfa_deletion_kind kind,
