@@ -9,10 +9,11 @@
 #include "cli.h"
 #include "json.h"
 #include "lfa/dataset.h"
+#include "lfa/limits.h"
 #include "lfa/transaction.h"
 
 static const char HELP[] =
-    "usage: lfa dump DATASET [--version N] [--json]\n"
+    "usage: lfa dump DATASET [--version N] [--rows] [--json]\n"
     "\n"
     "Decodes every version of the Lance dataset at DATASET (or only version N)\n"
     "and prints, per version: the operation of its transaction, the reader and\n"
@@ -27,12 +28,21 @@ static const char HELP[] =
     "upstream reader applies while loading is applied here too: a version that\n"
     "breaks one is unusable input.\n"
     "\n"
-    "  --version N   only version N\n"
-    "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
-    "                (shape documented in README.md)\n"
+    "A version that cannot be read (a manifest, transaction, deletion file or\n"
+    "assignment object that breaks a rule) is reported as that version's error,\n"
+    "naming the file, field and fragment, and the other versions still print.\n"
     "\n"
-    "Exit status: 0 success; 2 unusable input or bad usage, with a one-line\n"
-    "reason naming the version, file, field and fragment.\n";
+    "  --version N   only version N\n"
+    "  --rows        also list each version's live rows: their row addresses\n"
+    "                (fragment id << 32 | offset), ascending, and with stable\n"
+    "                row ids the row id of each, in the same order\n"
+    "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
+    "                (shape documented in README.md); an unreadable version is\n"
+    "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
+    "\n"
+    "Exit status: 0 every version read; 1 some version could not be read (each\n"
+    "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
+    "with a one-line reason.\n";
 
 static const struct {
   uint64_t bit;
@@ -111,7 +121,93 @@ static void text_tracked(FILE *out, const lfa_snapshot *s) {
   }
 }
 
-static void text_version(FILE *out, const lfa_snapshot *s) {
+/* ---- live rows (--rows) -------------------------------------------------------
+ * A fragment's live rows are its physical offsets 0..physical_rows-1 less
+ * its deletion set, addressed fragment id << 32 | offset (02-lance-base.md);
+ * fragments are taken ascending by id, so addresses come out ascending. */
+
+static bool is_live(const lfa_snapshot *s, size_t i, uint32_t offset) {
+  return s->deleted[i] == NULL || !roaring_bitmap_contains(s->deleted[i], offset);
+}
+
+/* Every live row is listable: physical_rows known everywhere, and at most
+ * LFA_LISTED_ROWS_MAX of them [FA-LIMIT-1]. Checked before any is printed. */
+static lfa_status check_listable(const lfa_snapshot *s, lfa_error *err) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  uint64_t total = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    if (m->fragments[i]->physical_rows == 0 && m->fragments[i]->n_files > 0)
+      return lfa_fail(err, LFA_ERR_USAGE, NULL,
+                      "fragment %" PRIu64 ": physical_rows unknown (written before Lance recorded it), "
+                      "so its live rows cannot be listed",
+                      m->fragments[i]->id);
+    total += lfa_snapshot_live_rows(s, i);
+    if (total > LFA_LISTED_ROWS_MAX)
+      return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-2",
+                      "more than %u live rows to list (limit LFA_LISTED_ROWS_MAX)",
+                      (unsigned)LFA_LISTED_ROWS_MAX);
+  }
+  return LFA_OK;
+}
+
+/* Calls put(w, value) for every live row in address order: its address, or
+ * with `ids` its stable row id. */
+static void each_live_row(const lfa_snapshot *s, bool ids, void (*put)(void *, uint64_t), void *w) {
+  for (size_t k = 0; k < s->file.manifest->n_fragments; k++) {
+    size_t i = s->by_id[k].index;
+    const Lance__Table__DataFragment *f = s->file.manifest->fragments[i];
+    for (uint64_t off = 0; off < f->physical_rows; off++)
+      if (is_live(s, i, (uint32_t)off)) put(w, ids ? s->row_ids[i].ids[off] : f->id << 32 | off);
+  }
+}
+
+/* Text: runs of consecutive values as "a-b", so whole fragments stay short. */
+typedef struct run_printer {
+  FILE *out;
+  uint64_t first, last, count;
+} run_printer;
+
+static void run_flush(run_printer *p) {
+  if (p->count == 0) return;
+  fprintf(p->out, p->count > 1 ? "," : " ");
+  if (p->first == p->last) fprintf(p->out, "%" PRIu64, p->first);
+  else fprintf(p->out, "%" PRIu64 "-%" PRIu64, p->first, p->last);
+}
+
+static void run_put(void *ctx, uint64_t v) {
+  run_printer *p = ctx;
+  if (p->count > 0 && v == p->last + 1) {
+    p->last = v;
+    return;
+  }
+  run_flush(p);
+  p->first = p->last = v;
+  p->count++;
+}
+
+static void text_rows(FILE *out, const lfa_snapshot *s) {
+  for (int ids = 0; ids <= (s->stable_row_ids ? 1 : 0); ids++) {
+    run_printer p = {out, 0, 0, 0};
+    fputs(ids ? "  live row ids:" : "  live rows:", out);
+    each_live_row(s, ids, run_put, &p);
+    run_flush(&p);
+    fputs(p.count ? "\n" : " none\n", out);
+  }
+}
+
+static void json_put_number(void *w, uint64_t v) { json_number(w, v); }
+
+static void json_rows(json_writer *w, const lfa_snapshot *s) {
+  json_open_numbers(w, "live_rows");
+  each_live_row(s, false, json_put_number, w);
+  json_close_numbers(w);
+  if (!s->stable_row_ids) return;
+  json_open_numbers(w, "live_row_ids");
+  each_live_row(s, true, json_put_number, w);
+  json_close_numbers(w);
+}
+
+static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   fprintf(out, "version %" PRIu64 ": %s\n", s->version,
           s->transaction ? lfa_transaction_operation_name(s->transaction) : "(no transaction)");
@@ -124,6 +220,7 @@ static void text_version(FILE *out, const lfa_snapshot *s) {
     fprintf(out, "    %d %s (parent %d)\n", m->fields[i]->id, m->fields[i]->name, m->fields[i]->parent_id);
   text_fragments(out, s);
   text_tracked(out, s);
+  if (rows) text_rows(out, s);
   fputc('\n', out);
 }
 
@@ -178,7 +275,7 @@ static void json_tracked(json_writer *w, const lfa_snapshot *s) {
   json_close_array(w);
 }
 
-static void json_version(json_writer *w, const lfa_snapshot *s) {
+static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   json_open_object(w, NULL);
   json_u64(w, "version", s->version);
@@ -196,6 +293,19 @@ static void json_version(json_writer *w, const lfa_snapshot *s) {
   json_close_array(w);
   json_fragments(w, s);
   json_tracked(w, s);
+  if (rows) json_rows(w, s);
+  json_close_object(w);
+}
+
+/* An unreadable version: its number and the error, in place of its content. */
+static void json_version_error(json_writer *w, uint64_t version, const lfa_error *err) {
+  json_open_object(w, NULL);
+  json_u64(w, "version", version);
+  json_open_object(w, "error");
+  json_string(w, "status", lfa_status_name(err->status));
+  json_string(w, "rule", err->rule);
+  json_string(w, "message", err->msg);
+  json_close_object(w);
   json_close_object(w);
 }
 
@@ -204,6 +314,7 @@ static void json_version(json_writer *w, const lfa_snapshot *s) {
 typedef struct dump_args {
   const char *dataset;
   int json;
+  int rows;
   int has_version;
   uint64_t version;
 } dump_args;
@@ -217,6 +328,8 @@ static int parse_args(dump_args *a, int argc, char **argv) {
       exit(LFA_EXIT_OK);
     } else if (strcmp(argv[i], "--json") == 0) {
       a->json = 1;
+    } else if (strcmp(argv[i], "--rows") == 0) {
+      a->rows = 1;
     } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
       a->version = strtoull(argv[++i], &end, 10);
       if (*end != '\0' || argv[i][0] == '\0' || argv[i][0] == '-') {
@@ -235,43 +348,77 @@ static int parse_args(dump_args *a, int argc, char **argv) {
   return a->dataset != NULL;
 }
 
-static void print_versions(const dump_args *a, const lfa_version_list *versions, const lfa_snapshot *snaps,
-                           size_t n) {
-  if (!a->json) {
+/* Where the versions go, one at a time: each is loaded, printed and freed
+ * before the next, so memory follows the largest version, not the history. */
+typedef struct dump_out {
+  const dump_args *a;
+  json_writer w;
+  size_t printed, failed;
+} dump_out;
+
+static void out_begin(dump_out *o, const lfa_version_list *versions) {
+  const char *naming = versions->naming == LFA_NAMING_V2 ? "V2" : "V1";
+  if (!o->a->json) {
     printf("dataset %s: %zu versions, %s names (metadata only: .lance data files are never read)\n\n",
-           a->dataset, versions->count, versions->naming == LFA_NAMING_V2 ? "V2" : "V1");
-    for (size_t i = 0; i < n; i++) text_version(stdout, &snaps[i]);
+           o->a->dataset, versions->count, naming);
     return;
   }
-  json_writer w = {stdout, 0, {false}};
-  json_open_object(&w, NULL);
-  json_string(&w, "dataset", a->dataset);
-  json_string(&w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
-  json_open_array(&w, "versions");
-  for (size_t i = 0; i < n; i++) json_version(&w, &snaps[i]);
-  json_close_array(&w);
-  json_close_object(&w);
-  json_finish(&w);
+  o->w = (json_writer){.out = stdout};
+  json_open_object(&o->w, NULL);
+  json_string(&o->w, "dataset", o->a->dataset);
+  json_string(&o->w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
+  json_open_array(&o->w, "versions");
 }
 
-/* Every version is decoded before anything is printed, so unusable input
- * never leaves half a document behind. */
-static lfa_status dump_versions(const dump_args *a, const lfa_version_list *versions, lfa_error *err) {
-  size_t n = versions->count, loaded = 0;
-  lfa_snapshot *snaps = calloc(n ? n : 1, sizeof *snaps);
-  lfa_status st = snaps ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t i = 0; st == LFA_OK && i < n; i++) {
-    if (a->has_version && versions->entries[i].version != a->version) continue;
-    st = lfa_snapshot_load(&snaps[loaded], a->dataset, &versions->entries[i], err);
-    if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, versions->entries[i].version);
-    else loaded++;
+static void out_version(dump_out *o, const lfa_snapshot *s) {
+  if (o->a->json) json_version(&o->w, s, o->a->rows);
+  else text_version(stdout, s, o->a->rows);
+  o->printed++;
+}
+
+static void out_error(dump_out *o, uint64_t version, const lfa_error *err) {
+  if (o->a->json) json_version_error(&o->w, version, err);
+  else printf("version %" PRIu64 ": unreadable: %s\n\n", version, err->msg);
+  o->failed++;
+}
+
+static void out_end(dump_out *o) {
+  if (!o->a->json) return;
+  json_close_array(&o->w);
+  json_close_object(&o->w);
+  json_finish(&o->w);
+}
+
+/* One version: loaded (and with --rows checked listable), then printed. */
+static void dump_one(dump_out *o, const lfa_version_entry *entry) {
+  lfa_error err = {0};
+  lfa_snapshot snap;
+  if (lfa_snapshot_load(&snap, o->a->dataset, entry, &err) != LFA_OK) { /* left freed */
+    out_error(o, entry->version, &err);
+    return;
   }
-  if (st == LFA_OK && a->has_version && loaded == 0)
-    st = lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", a->version);
-  if (st == LFA_OK) print_versions(a, versions, snaps, loaded);
-  for (size_t i = 0; i < loaded; i++) lfa_snapshot_free(&snaps[i]);
-  free(snaps);
-  return st;
+  if (!o->a->rows || check_listable(&snap, &err) == LFA_OK) out_version(o, &snap);
+  else out_error(o, entry->version, &err);
+  lfa_snapshot_free(&snap);
+}
+
+static int dump_versions(const dump_args *a, const lfa_version_list *versions) {
+  dump_out o = {a, {0}, 0, 0};
+  const lfa_version_entry *only = NULL;
+  for (size_t i = 0; a->has_version && i < versions->count; i++)
+    if (versions->entries[i].version == a->version) only = &versions->entries[i];
+  if (a->has_version && only == NULL) {
+    fprintf(stderr, "lfa dump: %s: version %" PRIu64 " does not exist\n", a->dataset, a->version);
+    return LFA_EXIT_UNUSABLE;
+  }
+  out_begin(&o, versions);
+  for (size_t i = 0; i < versions->count; i++)
+    if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i]);
+  out_end(&o);
+  if (o.failed == 0) return LFA_EXIT_OK;
+  fprintf(stderr, "lfa dump: %s: %zu of %zu versions could not be read (each reported above)\n",
+          a->dataset, o.failed, o.failed + o.printed);
+  return LFA_EXIT_FINDINGS;
 }
 
 int lfa_cli_dump(int argc, char **argv) {
@@ -280,15 +427,12 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_status st = lfa_dataset_versions(&versions, &names, a.dataset, &err);
-  if (st == LFA_OK) {
-    st = dump_versions(&a, &versions, &err);
-    lfa_version_list_free(&versions);
-    lfa_fs_names_free(&names);
-  }
-  if (st != LFA_OK) {
+  if (lfa_dataset_versions(&versions, &names, a.dataset, &err) != LFA_OK) {
     fprintf(stderr, "lfa dump: %s: %s\n", a.dataset, err.msg);
     return LFA_EXIT_UNUSABLE;
   }
-  return LFA_EXIT_OK;
+  int code = dump_versions(&a, &versions);
+  lfa_version_list_free(&versions);
+  lfa_fs_names_free(&names);
+  return code;
 }

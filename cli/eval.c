@@ -171,7 +171,7 @@ static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_
 static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
   int32_t id = scan->binding->plan.field_id;
   const Lance__File__Field *f = lfa_snapshot_field(s, id);
-  json_writer w = {stdout, 0, {false}};
+  json_writer w = {.out = stdout};
   json_open_object(&w, NULL);
   json_string(&w, "dataset", a->dataset);
   json_u64(&w, "version", s->version);

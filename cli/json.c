@@ -100,4 +100,16 @@ void json_null(json_writer *w, const char *key) {
   fputs("null", w->out);
 }
 
+void json_open_numbers(json_writer *w, const char *key) {
+  item(w, key);
+  fputc('[', w->out);
+  w->numbers = 0;
+}
+
+void json_number(json_writer *w, uint64_t value) {
+  fprintf(w->out, w->numbers++ ? ",%" PRIu64 : "%" PRIu64, value);
+}
+
+void json_close_numbers(json_writer *w) { fputc(']', w->out); }
+
 void json_finish(json_writer *w) { fputc('\n', w->out); }

@@ -5,6 +5,7 @@
 #define LFA_CLI_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,6 +15,7 @@ typedef struct json_writer {
   FILE *out;
   int depth;
   bool has_items[JSON_DEPTH_MAX];
+  uint64_t numbers; /* written since json_open_numbers */
 } json_writer;
 
 /* `key` is NULL for array items and the top-level value. */
@@ -26,6 +28,12 @@ void json_u64(json_writer *w, const char *key, uint64_t value);
 void json_i64(json_writer *w, const char *key, int64_t value);
 void json_bool(json_writer *w, const char *key, bool value);
 void json_null(json_writer *w, const char *key);
+/* An array of numbers on one line, written piece by piece, so long lists of
+ * rows stay compact and need no memory: open, one json_number per value,
+ * close. */
+void json_open_numbers(json_writer *w, const char *key);
+void json_number(json_writer *w, uint64_t value);
+void json_close_numbers(json_writer *w);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 

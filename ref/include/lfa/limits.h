@@ -49,6 +49,11 @@
 #define LFA_JSON_DEPTH_MAX 64u
 #define LFA_JSON_VALUES_MAX (1u << 20)
 
+/* Live rows `lfa dump --rows` lists for one version (a tool's bound, like
+ * the JSON ones: the rows are streamed, so this bounds time and output, not
+ * memory; a version over it is reported as that version's error). */
+#define LFA_LISTED_ROWS_MAX (1u << 27)
+
 /* is_assigned as lfa plans it (lfa/expr.h): the text of a call or a field
  * reference, a Substrait ExtendedExpression, and how deeply the messages
  * of one may nest (protobuf-c unpacks nested messages by recursion, so the
