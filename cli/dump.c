@@ -44,22 +44,24 @@ static const char HELP[] =
     "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
     "with a one-line reason.\n";
 
-static const struct {
-  uint64_t bit;
-  const char *name;
-} FLAGS[] = {{1, "deletion_files"},       {2, "stable_row_ids"},     {4, "v2_format_deprecated"},
-             {8, "table_config"},         {16, "base_paths"},        {32, "no_transaction_file"},
-             {64, "data_overlays"},       {128, "mem_wal_catchup"},  {256, "field_assignment"}};
-
-static void print_flags(FILE *out, uint64_t flags) {
+/* "257 (deletion_files, field_assignment)": each bit by its released
+ * name; bit 256 by what the manifest's descriptors make it [FA-LANCE-21]. */
+static void print_flags(FILE *out, uint64_t flags, bool has_descriptors) {
   fprintf(out, "%" PRIu64, flags);
   const char *sep = " (";
-  for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
-    if (flags & FLAGS[i].bit) {
-      fprintf(out, "%s%s", sep, FLAGS[i].name);
-      sep = ", ";
+  uint64_t unknown = 0;
+  for (unsigned k = 0; k < 64; k++) {
+    uint64_t bit = (uint64_t)1 << k;
+    if (!(flags & bit)) continue;
+    const char *name = lfa_flag_name(bit, has_descriptors);
+    if (name == NULL) {
+      unknown |= bit;
+      continue;
     }
-  if (flags >> 9) fprintf(out, "%sunknown bits %" PRIu64, sep, flags >> 9 << 9), sep = ", ";
+    fprintf(out, "%s%s", sep, name);
+    sep = ", ";
+  }
+  if (unknown) fprintf(out, "%sunknown bits %" PRIu64, sep, unknown), sep = ", ";
   if (sep[0] == ',') fputc(')', out);
 }
 
@@ -211,10 +213,11 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   fprintf(out, "version %" PRIu64 ": %s\n", s->version,
           s->transaction ? lfa_transaction_operation_name(s->transaction) : "(no transaction)");
+  bool tracked = m->n_field_assignment_states > 0;
   fputs("  reader flags ", out);
-  print_flags(out, m->reader_feature_flags);
+  print_flags(out, m->reader_feature_flags, tracked);
   fputs(", writer flags ", out);
-  print_flags(out, m->writer_feature_flags);
+  print_flags(out, m->writer_feature_flags, tracked);
   fprintf(out, "\n  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
     fprintf(out, "    %d %s (parent %d)\n", m->fields[i]->id, m->fields[i]->name, m->fields[i]->parent_id);

@@ -99,4 +99,15 @@ check "JUnit of a valid dataset has no failure" bash -c "'$lfa' verify '$up' --j
   grep -q 'tests=\"9\" failures=\"0\"' '$tmp/ok.xml' && ! grep -q '<failure' '$tmp/ok.xml'"
 check "JUnit to an unwritable path" exits 2 "$lfa" verify "$up" --junit "$tmp/none/j.xml"
 
+# [FA-LANCE-21] bit 256 in both words without descriptors is Lance 12's mixed
+# data-file versions: no error, one info naming it; the dump names the bit so
+edge=conformance/edge/lance21_mixed_data_file_versions_bits
+check "Lance 12 mixed data-file versions: exit 0" exits 0 "$lfa" verify "$edge"
+check "Lance 12 mixed data-file versions: an FA-LANCE-21 info, no FA-FLAG finding" vj "$edge" '
+assert [(f["rule"], f["severity"]) for f in d["findings"]] == [("FA-LANCE-21", "info")], d["findings"]
+'
+check "dump names bit 256 by the descriptors" bash -c "
+  '$lfa' dump '$edge' | grep -q 'reader flags 256 (mixed_data_file_versions), writer flags 256 (mixed_data_file_versions)' &&
+  '$lfa' dump conformance/edge/root9_empty_root_zero_bytes | grep -q 'field_assignment'"
+
 finish

@@ -8,8 +8,8 @@
 # (name, rule, what) it runs `LFA_BIN verify --json invalid/<name>` and
 # requires exit status 1 (errors found) and an error finding whose rule is
 # exactly `rule`. For every row of conformance/edge/EXPECTED.tsv it requires
-# exit status 0, no error finding, and a warning whose rule is `rule` (`-`:
-# no finding at all). Every dataset directory must have its row and every
+# exit status 0, no error finding, and a warning or note (info) whose rule
+# is `rule` (`-`: no finding at all). Every dataset directory must have its row and every
 # row its directory.
 # --strict (what ctest runs, for the reference verifier): an invalid dataset
 # gets no error under any other rule, and an edge dataset no warning other
@@ -56,15 +56,15 @@ for line in open(tmp + "/reports"):
     try:
         d = json.load(open("%s/%s.%s.json" % (tmp, kind, name)))
         rules = lambda sev: " ".join(sorted({f["rule"] for f in d["findings"] if f["severity"] == sev}))
-        print("|".join([kind, name, rules("error"), rules("warning"), str(len(d["findings"]))]))
+        print("|".join([kind, name, rules("error"), rules("warning"), str(len(d["findings"])), rules("info")]))
     except (ValueError, KeyError, TypeError):
-        print("|".join([kind, name, "!unreadable", "", "0"]))
+        print("|".join([kind, name, "!unreadable", "", "0", ""]))
 PY
 }
 
 # Compares one dataset's verdict with its row.
-judge() { # kind, name, rule, exit status, errors, warnings, finding count
-  local kind=$1 name=$2 rule=$3 status=$4 errors=$5 warnings=$6 count=$7 extra w
+judge() { # kind, name, rule, exit status, errors, warnings, finding count, infos
+  local kind=$1 name=$2 rule=$3 status=$4 errors=$5 warnings=$6 count=$7 infos=$8 extra w
   if [ "$errors" = "!unreadable" ]; then
     fail "$kind/$name" "no JSON report (exit $status): $(head -c 300 "$tmp/$kind.$name.err")"
     return
@@ -90,8 +90,8 @@ judge() { # kind, name, rule, exit status, errors, warnings, finding count
       fail "$kind/$name" "expected no finding at all; the verifier reported $said"
       return
     fi
-    if [ "$rule" != "-" ] && ! has "$rule" "$warnings"; then
-      fail "$kind/$name" "expected a warning under $rule; the verifier reported $said"
+    if [ "$rule" != "-" ] && ! has "$rule" "$warnings $infos"; then
+      fail "$kind/$name" "expected a warning or note under $rule; the verifier reported $said, notes [${infos}]"
       return
     fi
     for w in $warnings; do
@@ -139,8 +139,8 @@ run_set invalid
 run_set edge
 summarize >"$tmp/summary"
 # rows and summary are in the same order, one line per dataset
-while IFS=$'\t' read -r kind name rule status && IFS='|' read -r _ _ errors warnings count <&3; do
-  judge "$kind" "$name" "$rule" "$status" "$errors" "$warnings" "$count"
+while IFS=$'\t' read -r kind name rule status && IFS='|' read -r _ _ errors warnings count infos <&3; do
+  judge "$kind" "$name" "$rule" "$status" "$errors" "$warnings" "$count" "$infos"
 done <"$tmp/rows" 3<"$tmp/summary"
 echo "conformance datasets: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1278,6 +1278,19 @@ static void flag3_reader_bit_untracked(const char *dir) {
   edit_version(dir, 1, set_reader_bit);
 }
 
+static void set_both_bits(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  mf->manifest->reader_feature_flags |= LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS;
+  mf->manifest->writer_feature_flags |= LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS;
+}
+
+/* [FA-LANCE-21] No descriptor, bit 256 in both words: what Lance 12 writes for
+ * mixed data-file versions, which carries no assignment state. */
+static void lance21_mixed_data_file_versions_bits(const char *dir) {
+  history(dir, false, &CREATE_PLAIN);
+  edit_version(dir, 1, set_both_bits);
+}
+
 /* ---- the sidecar's form (spec 04-transaction.md §3) -------------------------------------------- */
 
 static void empty_addresses(lfa_manifest_file *mf, const char *dir) {
@@ -2146,6 +2159,9 @@ static const dataset EDGE[] = {
     D(store11_bitmap_rewritten_same_set, "FA-STORE-11", "a new bitmap object with the set of the one it replaces",
       "a new root and bitmap of field 1"),
     D(root9_empty_root_zero_bytes, "-", "a 0-byte root is the empty root (FA-ROOT-1, FA-ROOT-9)", "nothing"),
+    D(lance21_mixed_data_file_versions_bits, "FA-LANCE-21",
+      "bit 256 in both words and no descriptor: Lance 12's mixed data-file versions (FA-LANCE-21)",
+      "_versions/1.manifest"),
 };
 
 /* ---- main ------------------------------------------------------------------------------------------ */

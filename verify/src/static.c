@@ -416,7 +416,10 @@ void vf_writer_of(char *out, size_t cap, const Manifest *m) {
 }
 
 /* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: bit 256 follows the descriptors. The
- * writer is named: a cleared bit is what an older writer leaves [FA-FLAG-6]. */
+ * writer is named: a cleared bit is what an older writer leaves [FA-FLAG-6].
+ * [FA-LANCE-21] Without descriptors, bit 256 in both words is Lance 12's
+ * mixed data-file versions: no field assignment state, so no finding but a
+ * note; in one word only, Lance 12 calls the manifest corrupt. */
 static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m) {
   bool tracked = m->n_field_assignment_states > 0;
   bool wbit = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
@@ -424,20 +427,30 @@ static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m)
   char writer[160];
   vf_writer_of(writer, sizeof writer, m);
   lfa_where w = at(v);
+  if (lfa_flags_mixed_data_file_versions(m->reader_feature_flags, m->writer_feature_flags, tracked)) {
+    lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_INFO,
+                     "bit 256 in both feature words and no assignment descriptor: Lance 12's mixed "
+                     "data-file versions, not field assignment state (%s)", writer);
+    return;
+  }
   if (tracked && !wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
                      "%zu assignment descriptors but writer feature bit 256 is clear: writers that do not keep the "
                      "state can commit (%s)", m->n_field_assignment_states, writer);
   if (!tracked && wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
-                     "writer feature bit 256 is set but the manifest has no assignment descriptor (%s)", writer);
+                     "writer feature bit 256 is set but the manifest has no assignment descriptor; as Lance 12's "
+                     "mixed data-file versions bit it lacks its reader half, which Lance 12 calls corrupt (%s)",
+                     writer);
   if (tracked && wbit && !rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-2", LFA_SEVERITY_WARNING,
                      "reader feature bit 256 is not set: released Lance versions can open this dataset and commit "
                      "without keeping its assignment state (%s)", writer);
   if (!tracked && rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-3", LFA_SEVERITY_ERROR,
-                     "reader feature bit 256 is set but the manifest has no assignment descriptor (%s)", writer);
+                     "reader feature bit 256 is set but the manifest has no assignment descriptor; as Lance 12's "
+                     "mixed data-file versions bit it lacks its writer half, which Lance 12 calls corrupt (%s)",
+                     writer);
 }
 
 /* Every manifest rule. True when the model is broken: the snapshot is then

@@ -17,6 +17,7 @@
 
 #include "lfa/bytes.h"
 #include "lfa/error.h"
+#include "lfa/flags.h"
 #include "table.pb-c.h"
 #include "transaction.pb-c.h"
 
@@ -24,9 +25,6 @@
  * (earlier releases wrote 0.1; no reader checks it). */
 #define LFA_MANIFEST_FOOTER_MAJOR 0
 #define LFA_MANIFEST_FOOTER_MINOR 2
-
-/* Writer feature bit of Field Assignment [FA-FLAG-1]. */
-#define LFA_FLAG_FIELD_ASSIGNMENT 256u
 
 /* A decoded manifest file. OWNERSHIP: every pointer is owned by the struct;
  * lfa_manifest_file_free releases them. */
