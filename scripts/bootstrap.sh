@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+bash scripts/peers.sh  # the pinned Lances the test suite checks lfa against (interop/)
 cmake -S . -B build -DLFA_VARIANT=release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 rm -rf build/sample build/conformance

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+bash scripts/peers.sh  # the pinned Lances of interop/, for the real-Lance lane
+rm -rf build-lance     # the lane's datasets: generated afresh once per run, shared by both builds
 jobs=$(nproc)
 
 run_variant() { # name cc variant

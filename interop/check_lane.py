@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""check_lane.py: lfa against what a released Lance said about its own tables.
+
+    check_lane.py LFA GEN_DIR
+
+GEN_DIR is what interop/generate.mjs wrote: the datasets and expected.json,
+Lance's own view of every version (countRows(), and the live rows'
+_rowaddr and _rowid from a scan), recorded when Lance wrote them. For every
+dataset and version this requires:
+
+  - `lfa dump --json --rows` reads it (exit 0), and every version Lance
+    listed is there, with no version error;
+  - its live-row count equals Lance's countRows();
+  - its live row addresses equal the _rowaddr Lance scanned, and with stable
+    row ids its row ids equal the _rowid of each, in address order;
+  - `lfa verify` exits 0 with no error finding, and its --json and --junit
+    outputs parse (the JUnit report with no failure).
+
+One line per dataset, then a total; exit 1 on any disagreement, 2 on
+unusable input. Nothing here computes an expected value: they all come
+from expected.json.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def first_difference(got, want):
+    """Where two lists first differ, as a short phrase."""
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return "at position %d: lfa %d, Lance %d" % (i, g, w)
+    return "lfa has %d, Lance %d" % (len(got), len(want))
+
+
+def check_dump(lfa, path, ds, problems):
+    code, out, err = run([lfa, "dump", "--json", "--rows", path])
+    if code != 0:
+        problems.append("lfa dump exit %d: %s" % (code, err.strip().splitlines()[-1] if err.strip() else "?"))
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        problems.append("lfa dump --json is not JSON: %s" % e)
+        return 0, 0
+    got = {v["version"]: v for v in doc["versions"]}
+    rows = 0
+    for want in ds["versions"]:
+        n = want["version"]
+        v = got.get(n)
+        if v is None:
+            problems.append("version %d: Lance lists it, lfa dump does not" % n)
+            continue
+        if "error" in v:
+            problems.append("version %d: lfa cannot read it: %s" % (n, v["error"]["message"]))
+            continue
+        live = v["live_rows"]
+        if len(live) != want["count_rows"]:
+            problems.append("version %d: %d live rows, Lance's countRows() %d" % (n, len(live), want["count_rows"]))
+        if live != want["row_addrs"]:
+            problems.append("version %d: live row addresses differ %s" % (n, first_difference(live, want["row_addrs"])))
+        if ds["stable_row_ids"]:
+            ids = v.get("live_row_ids")
+            if ids is None:
+                problems.append("version %d: Lance used stable row ids, lfa dump lists none" % n)
+            elif ids != want["row_ids"]:
+                problems.append("version %d: row ids differ %s" % (n, first_difference(ids, want["row_ids"])))
+        elif "live_row_ids" in v:
+            problems.append("version %d: lfa reads stable row ids where Lance used none" % n)
+        rows += len(want["row_addrs"])
+    return len(ds["versions"]), rows
+
+
+def check_verify(lfa, path, problems):
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = os.path.join(tmp, "verify.xml")
+        code, out, err = run([lfa, "verify", "--json", "--junit", junit, path])
+        try:
+            doc = json.loads(out)
+        except ValueError as e:
+            problems.append("lfa verify --json is not JSON (exit %d): %s %s" % (code, e, err.strip()[:200]))
+            return
+        errors = [f for f in doc["findings"] if f["severity"] == "error"]
+        for f in errors[:5]:
+            problems.append("lfa verify: version %s: %s %s" % (f["version"], f["rule"], f["message"]))
+        if code != 0 and not errors:
+            problems.append("lfa verify exit %d without an error finding: %s" % (code, err.strip()[:200]))
+        try:
+            suites = ET.parse(junit).getroot()
+            failures = sum(int(s.get("failures", "0")) for s in suites.iter("testsuite"))
+            if failures != len({f["version"] for f in errors}):
+                problems.append("JUnit report has %d failures for %d erring versions" % (failures, len(errors)))
+        except (ET.ParseError, OSError) as e:
+            problems.append("lfa verify --junit is not XML: %s" % e)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    lfa, gen = sys.argv[1], sys.argv[2]
+    try:
+        expected = json.load(open(os.path.join(gen, "expected.json")))
+    except (OSError, ValueError) as e:
+        print("check_lane: %s/expected.json: %s" % (gen, e), file=sys.stderr)
+        return 2
+    release = "%s (Lance %s)" % (expected["release"], expected["lance"])
+    total = {"datasets": 0, "versions": 0, "rows": 0, "disagreements": 0}
+    for ds in expected["datasets"]:
+        start = time.time()
+        problems = []
+        path = os.path.join(gen, ds["path"])
+        versions, rows = check_dump(lfa, path, ds, problems)
+        check_verify(lfa, path, problems)
+        total["datasets"] += 1
+        total["versions"] += versions
+        total["rows"] += rows
+        total["disagreements"] += len(problems)
+        print("%s %s: %d versions, %d rows compared, %d disagreements (%.1f s)"
+              % (release, ds["name"], versions, rows, len(problems), time.time() - start))
+        for p in problems:
+            print("  DISAGREE %s: %s" % (ds["name"], p))
+    for s in expected.get("skipped", []):
+        print("%s: not generated: %s (%s)" % (release, s["what"], s["why"]))
+    print("%s: %d datasets, %d versions, %d rows compared, %d disagreements"
+          % (release, total["datasets"], total["versions"], total["rows"], total["disagreements"]))
+    return 1 if total["disagreements"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# lance_lane.sh: the real-Lance lane for one pinned release of interop/.
+#
+#   tests/lance_lane.sh LFA lance12|lance8
+#
+# Has the release write every dataset interop/generate.mjs knows, recording
+# Lance's own view of every version, then holds lfa to it
+# (interop/check_lane.py): dump reads every version, live-row counts,
+# addresses and row ids equal Lance's, verify finds no error, JSON and JUnit
+# parse. The datasets go to build-lance/<release>/ at the repository root,
+# shared by the builds of one scripts/test.sh run (it empties build-lance/
+# first); they are generated again whenever they are missing or older than
+# the generator or the release's lock. Run by ctest.
+#
+# The pinned release must be installed (scripts/peers.sh): otherwise this
+# fails with a one-line reason. LFA_SKIP_LANCE=1 skips the lane, and says so
+# in its last line (exit 77, which ctest shows as skipped).
+set -uo pipefail
+lfa=$1 release=$2
+cd "$(dirname "$0")/.."
+if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
+  echo "lance lane $release: skipped because LFA_SKIP_LANCE=1"
+  exit 77
+fi
+bash scripts/peers.sh --check || exit 1
+
+out=build-lance/$release
+if [ ! -f "$out/expected.json" ] || [ interop/generate.mjs -nt "$out/expected.json" ] ||
+   [ "interop/$release/package-lock.json" -nt "$out/expected.json" ]; then
+  rm -rf "$out"
+  mkdir -p build-lance
+  echo "== generating with $release"
+  node interop/generate.mjs --release "$release" --out "$out" || {
+    echo "lance lane $release: the generator failed (above)"
+    exit 1
+  }
+fi
+echo "== checking lfa against $release"
+python3 interop/check_lane.py "$lfa" "$out"
