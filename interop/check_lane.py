@@ -14,7 +14,10 @@ dataset and version this requires:
   - its live row addresses equal the _rowaddr Lance scanned, and with stable
     row ids its row ids equal the _rowid of each, in address order;
   - `lfa verify` exits 0 with no error finding, and its --json and --junit
-    outputs parse (the JUnit report with no failure).
+    outputs parse (the JUnit report with no failure);
+  - on a table with mixed data-file versions (Lance 12's feature bit 256),
+    no version is read as carrying field assignment state, and the verifier
+    names the bit as Lance 12's (FA-LANCE-21).
 
 One line per dataset, then a total; exit 1 on any disagreement, 2 on
 unusable input. Nothing here computes an expected value: they all come
@@ -76,10 +79,12 @@ def check_dump(lfa, path, ds, problems):
         elif "live_row_ids" in v:
             problems.append("version %d: lfa reads stable row ids where Lance used none" % n)
         rows += len(want["row_addrs"])
+        if ds.get("mixed_data_file_versions") and v["tracked"]:
+            problems.append("version %d: Lance 12's bit 256 read as field assignment state" % n)
     return len(ds["versions"]), rows
 
 
-def check_verify(lfa, path, problems):
+def check_verify(lfa, path, ds, problems):
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "verify.xml")
         code, out, err = run([lfa, "verify", "--json", "--junit", junit, path])
@@ -91,6 +96,10 @@ def check_verify(lfa, path, problems):
         errors = [f for f in doc["findings"] if f["severity"] == "error"]
         for f in errors[:5]:
             problems.append("lfa verify: version %s: %s %s" % (f["version"], f["rule"], f["message"]))
+        if ds.get("mixed_data_file_versions"):
+            noted = {f["version"] for f in doc["findings"] if f["rule"] == "FA-LANCE-21"}
+            if not noted:
+                problems.append("lfa verify does not name bit 256 as Lance 12's mixed data-file versions")
         if code != 0 and not errors:
             problems.append("lfa verify exit %d without an error finding: %s" % (code, err.strip()[:200]))
         try:
@@ -119,7 +128,7 @@ def main():
         problems = []
         path = os.path.join(gen, ds["path"])
         versions, rows = check_dump(lfa, path, ds, problems)
-        check_verify(lfa, path, problems)
+        check_verify(lfa, path, ds, problems)
         total["datasets"] += 1
         total["versions"] += versions
         total["rows"] += rows

@@ -3,7 +3,12 @@
 // package) through the mutations its Node API offers, and record Lance's own
 // view of every version that is still on disk afterwards.
 //
-//   node interop/generate.mjs --release lance12|lance8 --out DIR [--quick]
+//   node interop/generate.mjs --release lance12|lance8 --out DIR [--quick] [--mix-tool PATH]
+//
+// --mix-tool names interop/tools/mix_versions (built by CMake): with Lance 12
+// it builds the one dataset the Node API cannot, a table with mixed
+// data-file versions (feature bit 256), which Lance 12 then opens, scans and
+// mutates like any other.
 //
 // The release's packages are loaded from interop/<release>/node_modules, so
 // one script serves every pinned release.  DIR receives the datasets (under
@@ -13,6 +18,7 @@
 // Lance itself: countRows() and a query of _rowaddr/_rowid after checkout.
 // Nothing in expected.json about rows is computed by this script.
 
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
@@ -40,15 +46,16 @@ function fail(msg) {
 // ---------------------------------------------------------------- arguments
 
 function parseArgs(argv) {
-  const a = { release: null, out: null, quick: false };
+  const a = { release: null, out: null, quick: false, mixTool: null };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--release") a.release = argv[++i];
     else if (k === "--out") a.out = argv[++i];
     else if (k === "--quick") a.quick = true;
+    else if (k === "--mix-tool") a.mixTool = argv[++i];
     else if (k === "-h" || k === "--help") {
       process.stdout.write(
-        "usage: node interop/generate.mjs --release lance12|lance8 --out DIR [--quick]\n");
+        "usage: node interop/generate.mjs --release lance12|lance8 --out DIR [--quick] [--mix-tool PATH]\n");
       process.exit(0);
     } else fail(`unknown argument '${k}' (usage: --release R --out DIR [--quick])`);
   }
@@ -808,11 +815,42 @@ class Generator {
     };
     if (!mixed) {
       this.skip("mixed data-file versions (feature bit 256)",
-        `the Node API only sets the data storage version when a table is created (createTable option / new_table_data_storage_version); ` +
+        `through the Node API alone (mixed_built makes one with interop/tools/mix_versions instead): it only sets the data storage version when a table is created (createTable option / new_table_data_storage_version); ` +
         `later writes (append, mergeInsert, addColumns, alterColumns, optimize) always use the dataset's own version, so every data file stays ${seen.join(",")}; ` +
         `Lance 12 has the capability (its errors mention "mixed data-file-version capability") but no Node method reaches a per-write file version`);
     }
     await this.finish(ctx2);
+  }
+
+  // The mixed data-file-version table, built by Lance 12's rules (see
+  // interop/tools/mix_versions.c): a 2.0 table gains the fragment of a 2.1
+  // table, bit 256 in both words and a 2.1 default; then Lance 12 itself
+  // appends, deletes and updates on it, keeping the bit.
+  async mixedBuilt(tool) {
+    if (this.lib.lance !== "12.0.0") {
+      this.skip("mixed_built: a table with mixed data-file versions", `Lance ${this.lib.lance} does not know feature bit 256`);
+      return;
+    }
+    if (!tool) {
+      this.skip("mixed_built: a table with mixed data-file versions", "no --mix-tool given");
+      return;
+    }
+    const name = "mixed_built";
+    const ctx = await this.begin(name, { storage: "2.0", data: this.rows(0, 20) });
+    const other = await this.db.createTable(`${name}_2_1_source`, this.rows(100, 110),
+      { mode: "create", storageOptions: { new_table_data_storage_version: "2.1" } });
+    const out = execFileSync(tool, [ctx.abs, path.join(this.dbAbs, `${name}_2_1_source.lance`)]).toString().trim();
+    ctx.notes.push(`mix_versions: ${out}`);
+    ctx.table = await (await this.L.connect(this.dbAbs)).openTable(name);
+    ctx.ds.operations.push({ op: "mix_versions (interop/tools)", version: await ctx.table.version() });
+    await this.step(ctx, "add", (t) => t.add(this.rows(200, 205)));
+    await this.step(ctx, "delete", (t) => t.delete("id = 3 OR id = 104"), { predicate: "id = 3 OR id = 104" });
+    await this.step(ctx, "update", (t) => t.update({ where: "id = 201", values: { v: "mixed" } }), { where: "id = 201" });
+    const seen = dataFileVersions(ctx.abs);
+    if (seen.length < 2) fail(`${name}: data files on disk ${seen.join(", ")}: not mixed`);
+    ctx.ds.mixed_data_file_versions = true;
+    ctx.notes.push(`data files on disk: ${seen.join(", ")}`);
+    await this.finish(ctx);
   }
 }
 
@@ -887,6 +925,7 @@ async function main() {
   for (const sv of ["legacy", "2.0", "2.1", "2.2"]) await g.storage(sv);
   await g.history("addr");
   await g.mixedAttempt();
+  await g.mixedBuilt(args.mixTool);
 
   const kinds = deletionKinds(path.join(outAbs, "db"));
   const missing = ["arrow", "bin"].filter((k) => kinds[k] === 0);

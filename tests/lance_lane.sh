@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # lance_lane.sh: the real-Lance lane for one pinned release of interop/.
 #
-#   tests/lance_lane.sh LFA lance12|lance8
+#   tests/lance_lane.sh LFA lance12|lance8 MIX_VERSIONS SET_FLAGS
+#
+# MIX_VERSIONS is the interop/tools/mix_versions tool, with which the Lance 12
+# run builds a table with mixed data-file versions (the Node API cannot);
+# SET_FLAGS (interop/tools/set_flags) lets interop/probe_flags.mjs ask the
+# release about each feature bit, against the table of 02§7.
 #
 # Has the release write every dataset interop/generate.mjs knows, recording
 # Lance's own view of every version, then holds lfa to it
@@ -16,7 +21,7 @@
 # fails with a one-line reason. LFA_SKIP_LANCE=1 skips the lane, and says so
 # in its last line (exit 77, which ctest shows as skipped).
 set -uo pipefail
-lfa=$1 release=$2
+lfa=$1 release=$2 mix=$3 set_flags=$4
 cd "$(dirname "$0")/.."
 if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
   echo "lance lane $release: skipped because LFA_SKIP_LANCE=1"
@@ -26,14 +31,19 @@ bash scripts/peers.sh --check || exit 1
 
 out=build-lance/$release
 if [ ! -f "$out/expected.json" ] || [ interop/generate.mjs -nt "$out/expected.json" ] ||
+   [ "$mix" -nt "$out/expected.json" ] ||
    [ "interop/$release/package-lock.json" -nt "$out/expected.json" ]; then
   rm -rf "$out"
   mkdir -p build-lance
   echo "== generating with $release"
-  node interop/generate.mjs --release "$release" --out "$out" || {
+  node interop/generate.mjs --release "$release" --out "$out" --mix-tool "$mix" || {
     echo "lance lane $release: the generator failed (above)"
     exit 1
   }
 fi
 echo "== checking lfa against $release"
-python3 interop/check_lane.py "$lfa" "$out"
+python3 interop/check_lane.py "$lfa" "$out" || status=1
+echo "== feature bits by $release (02§7)"
+node interop/probe_flags.mjs --release "$release" --set-flags "$set_flags" --work "$out/flags" 2>/dev/null || status=1
+[ "${status:-0}" -eq 0 ] && echo "lance lane $release: lfa agrees with Lance" || echo "lance lane $release: FAILED"
+exit ${status:-0}

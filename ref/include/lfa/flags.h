@@ -2,7 +2,8 @@
  *
  * A reader interprets a bit as the release that allocated it does
  * [FA-LANCE-21]. Measured by opening and appending to a table whose
- * manifest carries each bit (the real-Lance lane, interop/):
+ * manifest carries each bit (the real-Lance lane, interop/probe_flags.mjs,
+ * which holds the table of 02§7 to both releases at every test run):
  *
  *   bit  name                        Lance 8.0.0   Lance 12.0.0
  *   1    deletion files              known         known

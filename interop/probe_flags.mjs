@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// probe_flags.mjs: does a released Lance know each feature bit the way
+// spec/02-lance-base.md §7 says it does?
+//
+//   node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR
+//
+// Lance writes a one-row table; for each probed bit (64, 128, 256, 512, 1024)
+// and each placement (both words, writer word only, reader word only), the
+// table's newest manifest gets the bit (interop/tools/set_flags) and the
+// release is asked, through a fresh connection, to open the table, count
+// its rows and append one. The outcome is one of: ok (opened and appended),
+// refused-read ("cannot be read by this version of Lance"), refused-write
+// (opened, but "cannot be written"), corrupt (Lance calls the manifest
+// corrupt). The spec's table column for the release says what to expect:
+//   known                                   ok, ok, ok
+//   unknown / defined, but refused by ...   refused-read, refused-write, refused-read
+//   known; one word alone is corrupt        ok, corrupt, corrupt
+// One line per bit; exit 1 when any outcome differs from the spec.
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+if (!args.release || !args["set-flags"] || !args.work) {
+  console.error("usage: node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR");
+  process.exit(2);
+}
+const require = createRequire(path.join(HERE, args.release, "package.json"));
+const lancedb = require("@lancedb/lancedb");
+const lanceOf = { lance12: "12.0.0", lance8: "8.0.0" }[args.release];
+
+// The §7 table: bit -> the cell of this release's column.
+function specColumn() {
+  const text = fs.readFileSync(path.join(HERE, "..", "spec", "02-lance-base.md"), "utf8");
+  const lines = text.split("\n").filter((l) => l.startsWith("|"));
+  const head = lines[0].split("|").map((c) => c.trim());
+  const col = head.indexOf(`Lance ${lanceOf}`);
+  if (col < 0) throw new Error(`spec/02-lance-base.md §7 has no column for Lance ${lanceOf}`);
+  const cells = new Map();
+  for (const l of lines.slice(2)) {
+    const c = l.split("|").map((x) => x.trim());
+    const m = /^(\d+)( and above)?$/.exec(c[1]);
+    if (m) cells.set(Number(m[1]), { cell: c[col], andAbove: !!m[2] });
+  }
+  return cells;
+}
+
+const EXPECT = {
+  known: ["ok", "ok", "ok"],
+  unknown: ["refused-read", "refused-write", "refused-read"],
+  "defined, but refused by release builds": ["refused-read", "refused-write", "refused-read"],
+  "known; one word alone is corrupt": ["ok", "corrupt", "corrupt"],
+};
+
+function outcome(e) {
+  const m = String(e && e.message);
+  if (/cannot be read by this version of Lance/.test(m)) return "refused-read";
+  if (/cannot be written by this version of Lance/.test(m)) return "refused-write";
+  if (/corrupt/i.test(m)) return "corrupt";
+  return `other (${m.split("\n")[0].slice(0, 160)})`;
+}
+
+async function attempt(dir) {
+  let t;
+  try {
+    t = await (await lancedb.connect(dir)).openTable("t");
+    await t.countRows();
+  } catch (e) {
+    return outcome(e);
+  }
+  try {
+    await t.add([{ id: 2 }]);
+  } catch (e) {
+    return outcome(e) === "refused-read" ? "refused-read" : outcome(e);
+  }
+  return "ok";
+}
+
+const work = path.resolve(args.work);
+fs.rmSync(work, { recursive: true, force: true });
+const base = path.join(work, "base");
+await (await lancedb.connect(base)).createTable("t", [{ id: 1 }]);
+const manifest = "_versions/18446744073709551614.manifest"; // version 1, V2 names
+if (!fs.existsSync(path.join(base, "t.lance", manifest))) throw new Error(`no ${manifest} in the probe table`);
+
+const spec = specColumn();
+let disagreements = 0;
+for (const bit of [64, 128, 256, 512, 1024]) {
+  const row = spec.get(bit) || (bit > 512 && spec.get(512)?.andAbove ? spec.get(512) : null);
+  if (!row) throw new Error(`spec/02-lance-base.md §7 has no row for bit ${bit}`);
+  const want = EXPECT[row.cell];
+  if (!want) throw new Error(`spec/02-lance-base.md §7: cannot read the cell '${row.cell}' of bit ${bit}`);
+  const got = [];
+  for (const [r, w] of [[bit, bit], [0, bit], [bit, 0]]) {
+    const dir = path.join(work, `bit-${bit}-${r}-${w}`);
+    fs.cpSync(base, dir, { recursive: true });
+    execFileSync(args["set-flags"], [path.join(dir, "t.lance", manifest), String(r), String(w)]);
+    got.push(await attempt(dir));
+  }
+  const same = got.every((g, i) => g === want[i]);
+  if (!same) disagreements++;
+  console.log(`${args.release} (Lance ${lanceOf}) bit ${bit}: both words ${got[0]}, writer word ${got[1]}, ` +
+    `reader word ${got[2]}; spec: ${row.cell}: ${same ? "agrees" : `DISAGREES (expected ${want.join(", ")})`}`);
+}
+console.log(`${args.release} (Lance ${lanceOf}) feature bits: 5 probed, ${disagreements} disagreements with spec/02-lance-base.md §7`);
+process.exit(disagreements ? 1 : 0);
