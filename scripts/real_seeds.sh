@@ -23,9 +23,10 @@ for release in lance12:12.0.0 lance8:8.0.0; do
     t="$work/$dir/$table.lance" p="real-lance-$version-$table"
     pick decode_deletion_arrow "$p-3-deleted.arrow" "$(ls "$t"/_deletions/0-1-*.arrow)"
     pick decode_deletion_bin "$p-5103-deleted.bin" "$(ls "$t"/_deletions/0-2-*.bin)"
-    # versions 2 (a delete) and 6 (a compaction), V2 names
+    # versions 2 (a delete), 6 (a compaction) and 7 (an index), V2 names
     pick decode_manifest "$p-v2-delete.manifest" "$t/_versions/18446744073709551613.manifest"
     pick decode_manifest "$p-v6-compaction.manifest" "$t/_versions/18446744073709551609.manifest"
+    pick decode_manifest "$p-v7-index.manifest" "$t/_versions/18446744073709551608.manifest"
     # a transaction file is named after its read version; two may share one
     i=0
     for txn in "$t"/_transactions/*.txn; do

@@ -3,6 +3,7 @@
  * FA-LANCE-2, FA-STORE-1, FA-STORE-3, FA-STORE-4, FA-LIMIT-1. */
 #include "testutil.h"
 
+#include "lfa/bitmap.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -281,6 +282,51 @@ static void test_all_lance_test_data_decodes(void **state) {
   assert_true(txns >= 16 + 9);
 }
 
+/* Objects Lance 8.0.0 and 12.0.0 wrote (scripts/real_seeds.sh): every
+ * manifest and transaction decodes; the index commit's manifest has its
+ * index section; the deletion files hold what the tables deleted (offsets
+ * 1, 5, 7, then 100 to 5199: 5,103 rows in a .bin). */
+static void test_real_lance_8_and_12_objects(void **state) {
+  (void)state;
+  const char *dirs[] = {"corpus/decode_manifest", "corpus/decode_transaction", "corpus/decode_deletion_bin"};
+  size_t seen[3] = {0, 0, 0}, indexed = 0;
+  roaring_bitmap_t *deleted = roaring_bitmap_from_range(100, 5200, 1);
+  roaring_bitmap_add_many(deleted, 3, (const uint32_t[]){1, 5, 7});
+  for (size_t d = 0; d < 3; d++) {
+    lfa_names names;
+    lfa_error err = {0};
+    assert_ok(lfa_fs_list(&names, dirs[d], 0, &err), &err);
+    for (size_t i = 0; i < names.count; i++) {
+      if (strncmp(names.names[i], "real-lance-", 11) != 0) continue;
+      char path[LFA_PATH_BYTES_MAX];
+      snprintf(path, sizeof path, "%s/%s", dirs[d], names.names[i]);
+      lfa_buf b = {0};
+      assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+      if (d == 0) {
+        lfa_manifest_file mf;
+        if (lfa_manifest_file_decode(&mf, b.data, b.len, &err) != LFA_OK) fail_msg("%s: %s", path, err.msg);
+        if (strstr(path, "-v7-index.") != NULL) indexed += mf.index_section != NULL && mf.index_section->n_indices == 1;
+        lfa_manifest_file_free(&mf);
+      } else if (d == 1) {
+        Lance__Table__Transaction *t;
+        if (lfa_transaction_decode(&t, b.data, b.len, &err) != LFA_OK) fail_msg("%s: %s", path, err.msg);
+        lfa_transaction_free(t);
+      } else {
+        roaring_bitmap_t *bm = NULL;
+        if (lfa_bitmap_decode(&bm, b.data, b.len, &err) != LFA_OK) fail_msg("%s: %s", path, err.msg);
+        assert_true(roaring_bitmap_equals(bm, deleted));
+        lfa_bitmap_free(bm);
+      }
+      seen[d]++;
+      lfa_buf_free(&b);
+    }
+    lfa_fs_names_free(&names);
+  }
+  roaring_bitmap_free(deleted);
+  assert_true(seen[0] >= 12 && seen[1] >= 20 && seen[2] >= 4); /* both releases, both row-id modes */
+  assert_int_equal(indexed, 4);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_1_round_trip_with_inline_transaction),
@@ -292,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LANCE_2_version_names),
       cmocka_unit_test(test_FA_LANCE_2_listing),
       cmocka_unit_test(test_all_lance_test_data_decodes),
+      cmocka_unit_test(test_real_lance_8_and_12_objects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
