@@ -128,21 +128,23 @@ static void text_tracked(FILE *out, const lfa_snapshot *s) {
  * its deletion set, addressed fragment id << 32 | offset (02-lance-base.md);
  * fragments are taken ascending by id, so addresses come out ascending. */
 
-static bool is_live(const lfa_snapshot *s, size_t i, uint32_t offset) {
-  return s->deleted[i] == NULL || !roaring_bitmap_contains(s->deleted[i], offset);
-}
-
-/* Every live row is listable: physical_rows known everywhere, and at most
- * LFA_LISTED_ROWS_MAX of them [FA-LIMIT-1]. Checked before any is printed. */
+/* Every live row is listable: physical_rows known everywhere and within the
+ * u32 offsets Lance addresses, and at most LFA_LISTED_ROWS_MAX live rows
+ * [FA-LIMIT-1]. Checked before any is printed. */
 static lfa_status check_listable(const lfa_snapshot *s, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   uint64_t total = 0;
   for (size_t i = 0; i < m->n_fragments; i++) {
-    if (m->fragments[i]->physical_rows == 0 && m->fragments[i]->n_files > 0)
+    const Lance__Table__DataFragment *f = m->fragments[i];
+    if (f->physical_rows == 0 && f->n_files > 0)
       return lfa_fail(err, LFA_ERR_USAGE, NULL,
                       "fragment %" PRIu64 ": physical_rows unknown (written before Lance recorded it), "
                       "so its live rows cannot be listed",
-                      m->fragments[i]->id);
+                      f->id);
+    if (f->physical_rows > (uint64_t)UINT32_MAX + 1)
+      return lfa_fail(err, LFA_ERR_RULE, NULL,
+                      "fragment %" PRIu64 ": %" PRIu64 " physical rows cannot all have a 32-bit offset", f->id,
+                      f->physical_rows);
     total += lfa_snapshot_live_rows(s, i);
     if (total > LFA_LISTED_ROWS_MAX)
       return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-2",
@@ -153,13 +155,21 @@ static lfa_status check_listable(const lfa_snapshot *s, lfa_error *err) {
 }
 
 /* Calls put(w, value) for every live row in address order: its address, or
- * with `ids` its stable row id. */
+ * with `ids` its stable row id. The deletion set is walked alongside, so
+ * the cost is one step per physical row. */
 static void each_live_row(const lfa_snapshot *s, bool ids, void (*put)(void *, uint64_t), void *w) {
   for (size_t k = 0; k < s->file.manifest->n_fragments; k++) {
     size_t i = s->by_id[k].index;
     const Lance__Table__DataFragment *f = s->file.manifest->fragments[i];
-    for (uint64_t off = 0; off < f->physical_rows; off++)
-      if (is_live(s, i, (uint32_t)off)) put(w, ids ? s->row_ids[i].ids[off] : f->id << 32 | off);
+    roaring_uint32_iterator_t del = {0};
+    if (s->deleted[i] != NULL) roaring_init_iterator(s->deleted[i], &del);
+    for (uint64_t off = 0; off < f->physical_rows; off++) {
+      if (del.has_value && del.current_value == off) { /* deleted: not live */
+        roaring_advance_uint32_iterator(&del);
+        continue;
+      }
+      put(w, ids ? s->row_ids[i].ids[off] : f->id << 32 | off);
+    }
   }
 }
 
