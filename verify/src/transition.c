@@ -199,10 +199,13 @@ static lfa_status check_apply(const vf_ctx *c, const vf_version *p, const vf_ver
   } else if (e.rule == NULL) {
     not_checked(c, n, true, e.msg);
   } else {
-    char file[LFA_PATH_BYTES_MAX];
+    /* [FA-FLAG-6] a sidecar an older writer left out is its damage: name it */
+    char file[LFA_PATH_BYTES_MAX], writer[160];
     lfa_where w = at_txn(n, file, sizeof file);
     vf_locate(&w, NULL, 0, e.msg, n->snap.file.manifest);
-    lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the transaction breaks %s: %s", e.rule, e.msg);
+    vf_writer_of(writer, sizeof writer, n->snap.file.manifest);
+    lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the transaction breaks %s: %s (%s)", e.rule, e.msg,
+                     writer);
   }
   lfa_table_free(&want);
   return st;
