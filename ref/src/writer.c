@@ -138,12 +138,8 @@ lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa
   return lfa_writer_open_fs(out, lfa_fs_posix(), dir, seed, err);
 }
 
-lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
-  *out = NULL;
-  /* making the directory claims it: two writers never share one dataset */
-  lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
-  if (st == LFA_ERR_USAGE) return lfa_fail(err, st, NULL, "%s already exists; a writer starts a new dataset", dir);
-  if (st != LFA_OK) return st;
+/* The writer of `dir` (already there, or just claimed by the caller). */
+static lfa_status writer_new(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   lfa_writer *w = calloc(1, sizeof *w);
   if (w == NULL || (w->dir = strdup(dir)) == NULL) {
     free(w);
@@ -160,6 +156,25 @@ lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *di
   *out = w;
   return LFA_OK;
 }
+
+lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+  *out = NULL;
+  /* making the directory claims it: two writers never share one dataset */
+  lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
+  if (st == LFA_ERR_USAGE) return lfa_fail(err, st, NULL, "%s already exists; a writer starts a new dataset", dir);
+  if (st != LFA_OK) return st;
+  return writer_new(out, fs, dir, seed, err);
+}
+
+lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+  *out = NULL;
+  if (!lfa_fs_is_dir_in(fs, dir)) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s is not a dataset directory", dir);
+  lfa_status st = writer_new(out, fs, dir, seed, err);
+  if (st == LFA_OK) (*out)->sealed = true; /* objects only: the caller writes the manifest */
+  return st;
+}
+
+void lfa_writer_uuid(lfa_writer *w, char out[37]) { next_uuid(w, out); }
 
 const char *lfa_writer_dir(const lfa_writer *w) { return w->dir; }
 
@@ -657,6 +672,15 @@ static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_arena *a
   return LFA_OK;
 }
 
+lfa_status lfa_writer_field_root(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
+                                 const lfa_table *t, size_t s, lfa_error *err) {
+  if (s >= t->n_tracked) return lfa_fail(err, LFA_ERR_USAGE, NULL, "tracked field %zu of %zu", s, t->n_tracked);
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++)
+    st = check_cell(&t->tracked[s].cells[i], &t->fragments[i], err);
+  return st == LFA_OK ? root_file(out, arena, w, t, &t->tracked[s], err) : st;
+}
+
 /* ---- 4. the manifest ------------------------------------------------------------------ */
 
 /* The protobuf-c manifest of one commit. It points into the caller's table
@@ -878,8 +902,8 @@ static void draft_header(draft *d, const lfa_table *t) {
   }
   if (t->stable_row_ids) m->next_row_id = t->next_row_id;
   lance__table__manifest__writer_version__init(&d->writer_version);
-  d->writer_version.library = (char *)"lfa";
-  d->writer_version.version = (char *)"0.1.0";
+  d->writer_version.library = (char *)LFA_WRITER_LIBRARY;
+  d->writer_version.version = (char *)LFA_WRITER_VERSION;
   m->writer_version = &d->writer_version;
   lance__table__manifest__data_storage_format__init(&d->data_format);
   d->data_format.file_format = (char *)"lance";
