@@ -44,7 +44,7 @@ static const char HELP[] =
     "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
     "with a one-line reason.\n";
 
-/* "257 (deletion_files, field_assignment)": each bit by its released
+/* "65537 (deletion_files, field_assignment)": each bit by its released
  * name; bit 256 by what the manifest's descriptors make it [FA-LANCE-21]. */
 static void print_flags(FILE *out, uint64_t flags, bool has_descriptors) {
   fprintf(out, "%" PRIu64, flags);

@@ -4,7 +4,8 @@
 //
 //   node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR
 //
-// Lance writes a one-row table; for each probed bit (64, 128, 256, 512, 1024)
+// Lance writes a one-row table; for each probed bit (64, 128, 256, 512, 1024,
+// and 65536, field assignment's)
 // and each placement (both words, writer word only, reader word only), the
 // table's newest manifest gets the bit (interop/tools/set_flags) and the
 // release is asked, through a fresh connection, to open the table, count
@@ -89,7 +90,7 @@ if (!fs.existsSync(path.join(base, "t.lance", manifest))) throw new Error(`no ${
 
 const spec = specColumn();
 let disagreements = 0;
-for (const bit of [64, 128, 256, 512, 1024]) {
+for (const bit of [64, 128, 256, 512, 1024, 65536]) {
   const row = spec.get(bit) || (bit > 512 && spec.get(512)?.andAbove ? spec.get(512) : null);
   if (!row) throw new Error(`spec/02-lance-base.md §7 has no row for bit ${bit}`);
   const want = EXPECT[row.cell];
@@ -106,5 +107,5 @@ for (const bit of [64, 128, 256, 512, 1024]) {
   console.log(`${args.release} (Lance ${lanceOf}) bit ${bit}: both words ${got[0]}, writer word ${got[1]}, ` +
     `reader word ${got[2]}; spec: ${row.cell}: ${same ? "agrees" : `DISAGREES (expected ${want.join(", ")})`}`);
 }
-console.log(`${args.release} (Lance ${lanceOf}) feature bits: 5 probed, ${disagreements} disagreements with spec/02-lance-base.md §7`);
+console.log(`${args.release} (Lance ${lanceOf}) feature bits: 6 probed, ${disagreements} disagreements with spec/02-lance-base.md §7`);
 process.exit(disagreements ? 1 : 0);

@@ -48,7 +48,7 @@ stale() { # dir
 }
 
 install_peer() { # dir, npm command
-  local dir=$1 cmd=$2 lock before left
+  local dir=$1 cmd=$2 lock before left log
   left=$(stale "$dir")
   [ -z "$left" ] && return 0
   if [ $check -eq 1 ]; then
@@ -57,12 +57,14 @@ install_peer() { # dir, npm command
   fi
   echo "peers.sh: npm $cmd in $dir"
   lock="$dir/package-lock.json"
+  log=$(mktemp)
   before=$(sha256sum "$lock")
-  if ! (cd "$dir" && npm "$cmd" --no-audit --no-fund --loglevel=error >/dev/null 2>"$dir/.npm-error.log"); then
-    echo "peers.sh: cannot install $dir: npm $cmd failed: $(grep -m1 -E 'npm (error|ERR)' "$dir/.npm-error.log" || tail -1 "$dir/.npm-error.log")" >&2
+  if ! (cd "$dir" && npm "$cmd" --no-audit --no-fund --loglevel=error >/dev/null) 2>"$log"; then
+    echo "peers.sh: cannot install $dir: npm $cmd failed: $(grep -m1 -E 'npm (error|ERR)' "$log" || tail -1 "$log")" >&2
+    rm -f "$log"
     exit 1
   fi
-  rm -f "$dir/.npm-error.log"
+  rm -f "$log"
   [ "$(sha256sum "$lock")" = "$before" ] ||
     { echo "peers.sh: npm $cmd in $dir changed $lock: the pin no longer holds" >&2; exit 1; }
   left=$(stale "$dir")

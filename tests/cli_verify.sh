@@ -4,7 +4,7 @@
 # finding) and a broken copy of the sample (error findings, exit 1), the
 # same in --full mode (every snapshot from scratch).
 # Covers FA-VERIFY-2 (each finding names rule, version, file, field,
-# fragment), FA-VERIFY-4 (FA-FLAG-2 only warns), FA-VERIFY-5 (what cannot be
+# fragment), FA-VERIFY-4 (FA-FLAG-2 and the draft layout's FA-FLAG-7 only warn), FA-VERIFY-5 (what cannot be
 # checked is said), FA-FLAG-1 and FA-STORE-5 (the injected faults).
 # Run by ctest with the built lfa as $1.
 . "$(dirname "$0")/lib_cli.sh" "$1"
@@ -47,9 +47,9 @@ check "unusable input: one line on stderr, nothing on stdout" bash -c "
 
 # valid histories: exit 0, no error finding
 check "upstream example verifies (exit 0)" exits 0 "$lfa" verify "$up"
-check "upstream example: only FA-FLAG-2 warnings" vj "$up" '
+check "upstream example: only FA-FLAG-7 warnings (the draft layout, writer bit 256)" vj "$up" '
 assert d["versions_checked"] == 9 and d["summary"]["errors"] == 0
-assert {f["rule"] for f in d["findings"]} == {"FA-FLAG-2"}
+assert {(f["rule"], f["severity"]) for f in d["findings"]} == {("FA-FLAG-7", "warning")}
 '
 check "sample writes" exits 0 "$lfa" sample "$tmp/s"
 check "sample verifies without any finding" vj "$tmp/s" 'assert d["findings"] == [] and d["versions_checked"] == 5'
@@ -108,6 +108,7 @@ assert [(f["rule"], f["severity"]) for f in d["findings"]] == [("FA-LANCE-21", "
 '
 check "dump names bit 256 by the descriptors" bash -c "
   '$lfa' dump '$edge' | grep -q 'reader flags 256 (mixed_data_file_versions), writer flags 256 (mixed_data_file_versions)' &&
-  '$lfa' dump conformance/edge/root9_empty_root_zero_bytes | grep -q 'field_assignment'"
+  '$lfa' dump conformance/edge/root9_empty_root_zero_bytes | grep -q 'reader flags 65536 (field_assignment)' &&
+  '$lfa' dump conformance/edge/flag7_upstream_draft_layout | grep -q 'writer flags 256 (field_assignment_draft)'"
 
 finish

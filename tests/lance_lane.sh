@@ -31,7 +31,7 @@ bash scripts/peers.sh --check || exit 1
 
 out=build-lance/$release
 if [ ! -f "$out/expected.json" ] || [ interop/generate.mjs -nt "$out/expected.json" ] ||
-   [ "$mix" -nt "$out/expected.json" ] ||
+   [ interop/tools/mix_versions.c -nt "$out/expected.json" ] ||
    [ "interop/$release/package-lock.json" -nt "$out/expected.json" ]; then
   rm -rf "$out"
   mkdir -p build-lance

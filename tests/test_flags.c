@@ -1,9 +1,11 @@
-/* test_flags.c: feature bit 256 and the writer's refusal of bits it does not
+/* test_flags.c: feature bit 65536, the upstream draft's bit 256, and the
+ * writer's refusal of bits it does not
  * know (spec 03-flags.md). The reference writer meets a foreign writer word
  * in a table read from disk (lfa_table_from_snapshot keeps the manifest's
  * word) or in a version another writer committed while a commit was in
  * flight. Expected outcomes are derived by hand from the spec.
- * Requirement ids: FA-FLAG-1, FA-FLAG-2, FA-FLAG-3, FA-FLAG-4, FA-FLAG-5. */
+ * Requirement ids: FA-FLAG-1, FA-FLAG-2, FA-FLAG-3, FA-FLAG-4, FA-FLAG-5,
+ * FA-FLAG-7, FA-LANCE-21. */
 #include "rules_util.h"
 
 #include "lfa/commit.h"
@@ -30,22 +32,23 @@ static void setup(lfa_history *h, const char *dir) {
   apply_head(h, &w);
 }
 
-/* ---- FA-FLAG-4: bit 256 is field assignment's, known in both words ------------ */
+/* ---- FA-FLAG-7: the upstream draft's bit 256, read as that layout ------------ */
 
 /* The independent upstream-layout history writes writer bit 256 (and no
  * reader bit, as upstream's first iteration). Its head (v9) tracks field 2
  * (`vec`): fragment 2 all assigned, fragment 4 partial {1, 4}, fragment 3
- * nothing (README of the example). The reference committer treats the bit
- * as field assignment: an append on top commits, and the state follows
- * FA-APPEND-1 (the new fragment stores field 2, so it is all assigned). */
-static void test_div_feature_bit_256_is_field_assignment(void **state) {
+ * nothing (README of the example). The reference committer reads it as the
+ * draft's layout: an append on top commits, and the state follows
+ * FA-APPEND-1 (the new fragment stores field 2, so it is all assigned); the
+ * new version's words are the writer's to compute (bit 65536, FA-FLAG-7). */
+static void test_div_draft_bit_256_read_as_that_layout(void **state) {
   (void)state;
   lfa_table r, n;
   lfa_change c;
   lfa_error err = {0};
   read_table(&r, UPSTREAM, 9);
-  assert_int_equal(r.writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT, LFA_FLAG_FIELD_ASSIGNMENT);
-  assert_int_equal(r.writer_feature_flags & ~(uint64_t)LFA_WRITER_FLAGS_KNOWN, 0);
+  assert_int_equal(r.writer_feature_flags, 256); /* the draft's marker alone */
+  assert_ok(lfa_check_writer_flags(&r, &err), &err);
   lfa_request ap = {.op = LFA_OP_APPEND, .rows = KEYS(100, 101), .fields = NAMES("id", "vec")};
   assert_ok(lfa_mutate(&c, &r, &ap, &err), &err);
   assert_ok(lfa_commit(&n, &r, &c, NULL, &err), &err);
@@ -60,11 +63,25 @@ static void test_div_feature_bit_256_is_field_assignment(void **state) {
   assert_int_equal(roaring_bitmap_get_cardinality(s->cells[2].rows), 2);
   assert_true(roaring_bitmap_contains(s->cells[2].rows, 1) && roaring_bitmap_contains(s->cells[2].rows, 4));
   assert_int_equal(s->cells[3].kind, LFA_CELL_ALL); /* fragment 5 stores field 2 */
+  assert_int_equal(n.writer_feature_flags, 0);      /* the writer computes N's words */
   lfa_table_free(&n);
   lfa_change_free(&c);
-  /* every bit up to and including 256, in the writer word, is known */
-  r.writer_feature_flags = LFA_WRITER_FLAGS_KNOWN;
+  /* FA-FLAG-4: Lance's bits 1 to 64 and bit 65536 are known */
+  r.writer_feature_flags = 0x7F | 65536u;
   assert_ok(lfa_check_writer_flags(&r, &err), &err);
+  /* Lance 12's 128 (covered index metadata) was never taught [FA-FLAG-5] */
+  r.writer_feature_flags = 128u;
+  assert_status(lfa_check_writer_flags(&r, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-FLAG-5");
+  /* [FA-LANCE-21] without tracked fields, bit 256 is Lance 12's mixed
+   * data-file versions, which this committer cannot keep */
+  lfa_table plain;
+  read_table(&plain, UPSTREAM, 1); /* nothing tracked yet */
+  assert_int_equal(plain.n_tracked, 0);
+  plain.writer_feature_flags = 256u;
+  assert_status(lfa_check_writer_flags(&plain, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-FLAG-5");
+  lfa_table_free(&plain);
   lfa_table_free(&r);
 }
 
@@ -88,9 +105,9 @@ static void test_FA_FLAG_5_every_mutation_path_refuses_an_unknown_writer_bit(voi
   setup(&h, s.ds);
   rewrite_manifest(s.ds, 2, add_bit_512, NULL);
   read_table(&disk, s.ds, 2);
-  /* the writer wrote 256 alone (emb tracked; no deletion file, no stable
+  /* the writer wrote 65536 alone (emb tracked; no deletion file, no stable
    * row ids, no overlay), and the rewrite added 512 */
-  assert_int_equal(disk.writer_feature_flags, 256u | 512u);
+  assert_int_equal(disk.writer_feature_flags, 65536u | 512u);
   lfa_table r;
   lfa_error err = {0};
   assert_ok(lfa_table_copy(&r, lfa_history_version(&h, 2), &err), &err); /* keys are not on disk */
@@ -129,7 +146,7 @@ static void test_FA_FLAG_5_every_mutation_path_refuses_an_unknown_writer_bit(voi
     lfa_status st = lfa_mutate(&c, &r, &q[k], &err);
     if (st != LFA_ERR_RULE) fail_msg("%s: %s, expected a refusal (%s)", lfa_op_name(q[k].op), lfa_status_name(st), err.msg);
     assert_rule(&err, "FA-FLAG-5");
-    r.writer_feature_flags = 256u; /* control: known bits only */
+    r.writer_feature_flags = 65536u; /* control: known bits only */
     assert_ok(lfa_mutate(&c, &r, &q[k], &err), &err);
     st = lfa_commit(&out, q[k].op == LFA_OP_CLONE ? NULL : &r, &c, restored, &err);
     if (st != LFA_OK) fail_msg("%s: %s", lfa_op_name(q[k].op), err.msg);
@@ -157,7 +174,7 @@ static void test_FA_FLAG_5_checked_again_after_a_rebase(void **state) {
   lfa_request ap = {.op = LFA_OP_APPEND, .rows = KEYS(7), .fields = NAMES("id", "emb")};
   lfa_request inv = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .invalidate = NAMES("emb")};
   apply_head(&h, &ap); /* v3 */
-  h.versions[2].writer_feature_flags = 256u | 512u; /* v3 as a newer writer left it */
+  h.versions[2].writer_feature_flags = 65536u | 512u; /* v3 as a newer writer left it */
   assert_status(lfa_history_apply(&h, &inv, 2, &err), LFA_ERR_RULE, &err);
   assert_rule(&err, "FA-FLAG-5");
   assert_int_equal(h.count, 3);
@@ -169,7 +186,7 @@ static void test_FA_FLAG_5_checked_again_after_a_rebase(void **state) {
   assert_rule(&err, "FA-FLAG-5");
   /* control: with known bits on the head the same change commits (v4),
    * its invalidation moved onto v3: key 1 loses emb, key 4 keeps it */
-  h.versions[2].writer_feature_flags = 256u;
+  h.versions[2].writer_feature_flags = 65536u;
   apply_at(&h, &inv, 2);
   const lfa_table *v4 = lfa_history_head(&h);
   const lfa_field_state *emb = lfa_table_tracked(v4, 1);
@@ -199,8 +216,8 @@ static void flags_of(uint64_t *reader, uint64_t *writer, const char *dir, uint64
   lfa_snapshot_free(&snap);
 }
 
-/* v1: nothing tracked (emb created untracked): bit 256 in neither word.
- * v2: emb tracked: 256 in both [FA-FLAG-1] [FA-FLAG-2]. v3: extra tracked
+/* v1: nothing tracked (emb created untracked): bit 65536 in neither word.
+ * v2: emb tracked: 65536 in both [FA-FLAG-1] [FA-FLAG-2]. v3: extra tracked
  * too: still both. v4: emb dropped, extra still tracked: still both. v5:
  * extra dropped, no descriptor left: both cleared [FA-FLAG-1] [FA-FLAG-3].
  * No deletion file, no stable row ids, no overlay: no other bit is set. */
@@ -222,7 +239,7 @@ static void test_div_reader_bit_set_with_writer_bit(void **state) {
   lfa_request d1 = {.op = LFA_OP_DROP, .fields = NAMES("emb")};
   lfa_request d2 = {.op = LFA_OP_DROP, .fields = NAMES("extra")};
   const lfa_request *steps[] = {&c, &t1, &t2, &d1, &d2};
-  const uint64_t want[] = {0, 256, 256, 256, 0};
+  const uint64_t want[] = {0, 65536, 65536, 65536, 0};
   for (size_t k = 0; k < 5; k++) {
     uint64_t reader, writer;
     apply_head(&h, steps[k]);
@@ -236,7 +253,7 @@ static void test_div_reader_bit_set_with_writer_bit(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_div_feature_bit_256_is_field_assignment),
+      cmocka_unit_test(test_div_draft_bit_256_read_as_that_layout),
       cmocka_unit_test(test_FA_FLAG_5_every_mutation_path_refuses_an_unknown_writer_bit),
       cmocka_unit_test(test_FA_FLAG_5_checked_again_after_a_rebase),
       cmocka_unit_test(test_div_reader_bit_set_with_writer_bit),

@@ -1260,22 +1260,67 @@ static void set_reader_bit(lfa_manifest_file *mf, const char *dir) {
   mf->manifest->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
 }
 
-/* [FA-FLAG-1] Two descriptors, writer bit 256 clear (the reader bit stays). */
+/* [FA-FLAG-1] Two descriptors, writer bit 65536 clear (the reader bit stays). */
 static void flag1_writer_bit_missing(const char *dir) {
   history(dir, false, &CREATE_FULL);
   edit_version(dir, 1, clear_writer_bit);
 }
 
-/* [FA-FLAG-1] No descriptor, writer bit 256 set. */
+/* [FA-FLAG-1] No descriptor, writer bit 65536 set. */
 static void flag1_writer_bit_untracked(const char *dir) {
   history(dir, false, &CREATE_PLAIN);
   edit_version(dir, 1, set_writer_bit);
 }
 
-/* [FA-FLAG-3] No descriptor, reader bit 256 set. */
+/* [FA-FLAG-3] No descriptor, reader bit 65536 set. */
 static void flag3_reader_bit_untracked(const char *dir) {
   history(dir, false, &CREATE_PLAIN);
   edit_version(dir, 1, set_reader_bit);
+}
+
+/* The upstream draft's marker in place of bit 65536: writer bit 256, and
+ * with `both` the reader bit 256 too. */
+static void draft_marker(lfa_manifest_file *mf, bool both) {
+  Lance__Table__Manifest *m = mf->manifest;
+  m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT;
+  m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT;
+  m->writer_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+  if (both) m->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+}
+
+static void draft_marker_writer(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  draft_marker(mf, false);
+}
+
+static void draft_marker_both(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  draft_marker(mf, true);
+}
+
+/* [FA-FLAG-7] Descriptors marked by bit 256 in both words, no bit 65536:
+ * Lance 12 would open it as mixed data-file versions and drop the state. */
+static void flag7_draft_bit_in_both_words(const char *dir) {
+  history(dir, false, &CREATE_FULL);
+  edit_version(dir, 1, draft_marker_both);
+}
+
+/* [FA-FLAG-7] The upstream draft's layout: descriptors, writer bit 256. */
+static void flag7_upstream_draft_layout(const char *dir) {
+  history(dir, false, &CREATE_FULL);
+  edit_version(dir, 1, draft_marker_writer);
+}
+
+static void set_writer_256(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  mf->manifest->writer_feature_flags |= LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS;
+}
+
+/* [FA-LANCE-21] No descriptor, bit 256 in the writer word only: half of
+ * Lance 12's pair, which Lance 12 calls corrupt. */
+static void lance21_bit_256_in_one_word(const char *dir) {
+  history(dir, false, &CREATE_PLAIN);
+  edit_version(dir, 1, set_writer_256);
 }
 
 static void set_both_bits(lfa_manifest_file *mf, const char *dir) {
@@ -1566,7 +1611,7 @@ static void drop_all_descriptors(lfa_manifest_file *mf, const char *dir) {
 }
 
 /* [FA-OP-1] [FA-FLAG-6] The index commit of version 3 has no descriptor and
- * no bit 256, while emb and tag stay in the schema: what an older writer
+ * no bit 65536, while emb and tag stay in the schema: what an older writer
  * that drops field 22 leaves. */
 static void op1_descriptors_vanished(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB, &CREATE_INDEX);
@@ -2071,9 +2116,14 @@ static const dataset INVALID[] = {
     D(bitmap4_offset_past_rows, "FA-BITMAP-4", "a partial bitmap holding offset 3 of a 3-row fragment",
       "a new bitmap and root of field 1"),
     /* feature flags */
-    D(flag1_writer_bit_missing, "FA-FLAG-1", "descriptors without writer bit 256", "_versions/1.manifest"),
-    D(flag1_writer_bit_untracked, "FA-FLAG-1", "writer bit 256 without descriptors", "_versions/1.manifest"),
-    D(flag3_reader_bit_untracked, "FA-FLAG-3", "reader bit 256 without descriptors", "_versions/1.manifest"),
+    D(flag1_writer_bit_missing, "FA-FLAG-1", "descriptors without writer bit 65536", "_versions/1.manifest"),
+    D(flag1_writer_bit_untracked, "FA-FLAG-1", "writer bit 65536 without descriptors", "_versions/1.manifest"),
+    D(flag7_draft_bit_in_both_words, "FA-FLAG-7",
+      "descriptors marked by bit 256 in both words, not bit 65536 (Lance 12: mixed data-file versions)",
+      "_versions/1.manifest"),
+    D(lance21_bit_256_in_one_word, "FA-LANCE-21", "no descriptor, bit 256 in the writer word only",
+      "_versions/1.manifest"),
+    D(flag3_reader_bit_untracked, "FA-FLAG-3", "reader bit 65536 without descriptors", "_versions/1.manifest"),
     /* the sidecar's form */
     D(txn1_row_change_without_rows, "FA-TXN-1", "a RowChange whose treemap has no bucket", "_versions/3.manifest, .txn"),
     D(txn2_false_marker, "FA-TXN-2", "a FragmentState none_assigned = false", "_versions/3.manifest, .txn"),
@@ -2159,6 +2209,8 @@ static const dataset EDGE[] = {
     D(store11_bitmap_rewritten_same_set, "FA-STORE-11", "a new bitmap object with the set of the one it replaces",
       "a new root and bitmap of field 1"),
     D(root9_empty_root_zero_bytes, "-", "a 0-byte root is the empty root (FA-ROOT-1, FA-ROOT-9)", "nothing"),
+    D(flag7_upstream_draft_layout, "FA-FLAG-7", "the upstream draft's layout: descriptors and writer bit 256",
+      "_versions/1.manifest"),
     D(lance21_mixed_data_file_versions_bits, "FA-LANCE-21",
       "bit 256 in both words and no descriptor: Lance 12's mixed data-file versions (FA-LANCE-21)",
       "_versions/1.manifest"),

@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
   m->max_fragment_id = (uint32_t)(next_id - 1);
   m->_max_fragment_id_case = LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID;
   m->version = n + 1;
+  Lance__Table__Manifest__DataStorageFormat *a_format = m->data_format;
   m->data_format = b.manifest->data_format; /* the newer default, a V2 version */
   m->reader_feature_flags |= LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS;
   m->writer_feature_flags |= LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS;
@@ -138,7 +139,7 @@ int main(int argc, char **argv) {
          m->writer_feature_flags);
   m->fragments = a_frags; /* give each manifest back what it owns */
   m->n_fragments = a_count;
-  m->data_format = NULL;
+  m->data_format = a_format;
   free(frags);
   lfa_buf_free(&out);
   lfa_manifest_file_free(&a);

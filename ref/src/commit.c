@@ -541,7 +541,8 @@ static lfa_status commit_restore(lfa_table *n, const lfa_table *p, const lfa_tab
 }
 
 lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
-  uint64_t unknown = t->writer_feature_flags & ~(uint64_t)LFA_WRITER_FLAGS_KNOWN;
+  uint64_t known = LFA_WRITER_FLAGS_KNOWN | (t->n_tracked > 0 ? LFA_FLAG_FIELD_ASSIGNMENT_DRAFT : 0);
+  uint64_t unknown = t->writer_feature_flags & ~known;
   if (unknown == 0) return LFA_OK;
   return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64
                   ", with bits 0x%" PRIx64 " this writer does not know: it cannot keep their state", t->version,

@@ -13,8 +13,9 @@ static const struct {
 };
 
 const char *lfa_flag_name(uint64_t bit, bool has_descriptors) {
-  if (bit == LFA_FLAG_FIELD_ASSIGNMENT) /* [FA-LANCE-21] the descriptors decide */
-    return has_descriptors ? "field_assignment" : "mixed_data_file_versions";
+  if (bit == LFA_FLAG_FIELD_ASSIGNMENT) return "field_assignment";
+  if (bit == LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS) /* [FA-LANCE-21] the descriptors decide */
+    return has_descriptors ? "field_assignment_draft" : "mixed_data_file_versions";
   for (size_t i = 0; i < sizeof LANCE_FLAGS / sizeof LANCE_FLAGS[0]; i++)
     if (LANCE_FLAGS[i].bit == bit) return LANCE_FLAGS[i].name;
   return NULL;

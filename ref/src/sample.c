@@ -93,7 +93,7 @@ static lfa_status commit(writer *w, Lance__Table__Manifest *m, Lance__Table__Tra
   snprintf(rel, sizeof rel, "_transactions/%s", txn_name);
   m->transaction_file = txn_name;
   /* Flags are recomputed on every commit, as Lance does: deletion files
-   * (1, reader and writer), and bit 256 exactly when a field is tracked, in
+   * (1, reader and writer), and bit 65536 exactly when a field is tracked, in
    * the writer word [FA-FLAG-1] and the reader word [FA-FLAG-2]. */
   uint64_t flags = m->n_field_assignment_states ? LFA_FLAG_FIELD_ASSIGNMENT : 0;
   for (size_t i = 0; i < m->n_fragments; i++) flags |= m->fragments[i]->deletion_file != NULL;

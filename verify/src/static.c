@@ -415,42 +415,66 @@ void vf_writer_of(char *out, size_t cap, const Manifest *m) {
   else snprintf(out, cap, "writer_version %s %s", wv->library ? wv->library : "?", wv->version ? wv->version : "?");
 }
 
-/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: bit 256 follows the descriptors. The
- * writer is named: a cleared bit is what an older writer leaves [FA-FLAG-6].
- * [FA-LANCE-21] Without descriptors, bit 256 in both words is Lance 12's
- * mixed data-file versions: no field assignment state, so no finding but a
- * note; in one word only, Lance 12 calls the manifest corrupt. */
+/* [FA-LANCE-21] [FA-FLAG-7] Bit 256: Lance 12's mixed data-file versions
+ * in both words without descriptors (a note); with descriptors and without
+ * field assignment's own marker, the upstream draft's marker, which
+ * released Lance misreads. True when the draft's marker stands in for
+ * field assignment's (so FA-FLAG-1 is not reported twice). */
+static bool check_bit_256(const vf_ctx *c, const vf_version *v, const Manifest *m, const char *writer) {
+  bool tracked = m->n_field_assignment_states > 0;
+  bool w256 = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT) != 0;
+  bool r256 = (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT) != 0;
+  bool marker = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
+  lfa_where w = at(v);
+  if (lfa_flags_mixed_data_file_versions(m->reader_feature_flags, m->writer_feature_flags, tracked))
+    lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_INFO,
+                     "bit 256 in both feature words and no assignment descriptor: Lance 12's mixed "
+                     "data-file versions, not field assignment state (%s)", writer);
+  else if (!tracked && (w256 || r256))
+    lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_ERROR,
+                     "bit 256 is set in the %s word only: Lance 12 reads it as half of its mixed data-file "
+                     "versions pair and refuses the manifest as corrupt (%s)", w256 ? "writer" : "reader", writer);
+  if (!tracked || marker || !w256) return false;
+  if (r256)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_ERROR,
+                     "assignment descriptors marked by bit 256 in both words, not bit %u: Lance 12 reads that as "
+                     "mixed data-file versions, opens the table and commits without the state (%s)",
+                     (unsigned)LFA_FLAG_FIELD_ASSIGNMENT, writer);
+  else
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_WARNING,
+                     "the upstream draft's layout: descriptors marked by writer bit 256, not bit %u; read as that "
+                     "layout, but Lance 12 spent bit 256 on mixed data-file versions and refuses this manifest as "
+                     "corrupt, and Lance 8 appends refuse but its other writes drop the state (%s)",
+                     (unsigned)LFA_FLAG_FIELD_ASSIGNMENT, writer);
+  return true;
+}
+
+/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: bit 65536 follows the descriptors.
+ * The writer is named: a cleared bit is what an older writer leaves
+ * [FA-FLAG-6]. */
 static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m) {
   bool tracked = m->n_field_assignment_states > 0;
   bool wbit = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
   bool rbit = (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
+  unsigned bit = (unsigned)LFA_FLAG_FIELD_ASSIGNMENT;
   char writer[160];
   vf_writer_of(writer, sizeof writer, m);
   lfa_where w = at(v);
-  if (lfa_flags_mixed_data_file_versions(m->reader_feature_flags, m->writer_feature_flags, tracked)) {
-    lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_INFO,
-                     "bit 256 in both feature words and no assignment descriptor: Lance 12's mixed "
-                     "data-file versions, not field assignment state (%s)", writer);
-    return;
-  }
-  if (tracked && !wbit)
+  bool draft = check_bit_256(c, v, m, writer);
+  if (tracked && !wbit && !draft)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
-                     "%zu assignment descriptors but writer feature bit 256 is clear: writers that do not keep the "
-                     "state can commit (%s)", m->n_field_assignment_states, writer);
+                     "%zu assignment descriptors but writer feature bit %u is clear: writers that do not keep the "
+                     "state can commit (%s)", m->n_field_assignment_states, bit, writer);
   if (!tracked && wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
-                     "writer feature bit 256 is set but the manifest has no assignment descriptor; as Lance 12's "
-                     "mixed data-file versions bit it lacks its reader half, which Lance 12 calls corrupt (%s)",
-                     writer);
+                     "writer feature bit %u is set but the manifest has no assignment descriptor (%s)", bit, writer);
   if (tracked && wbit && !rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-2", LFA_SEVERITY_WARNING,
-                     "reader feature bit 256 is not set: released Lance versions can open this dataset and commit "
-                     "without keeping its assignment state (%s)", writer);
+                     "reader feature bit %u is not set: Lance 8 can open this dataset and commit without keeping "
+                     "its assignment state (it checks writer bits on append only) (%s)", bit, writer);
   if (!tracked && rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-3", LFA_SEVERITY_ERROR,
-                     "reader feature bit 256 is set but the manifest has no assignment descriptor; as Lance 12's "
-                     "mixed data-file versions bit it lacks its writer half, which Lance 12 calls corrupt (%s)",
-                     writer);
+                     "reader feature bit %u is set but the manifest has no assignment descriptor (%s)", bit, writer);
 }
 
 /* Every manifest rule. True when the model is broken: the snapshot is then

@@ -17,6 +17,7 @@
 
 #include "lfa/arena.h"
 #include "lfa/error.h"
+#include "lfa/flags.h"
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
 
@@ -53,14 +54,19 @@ typedef struct lfa_change {
 void lfa_change_free(lfa_change *change);
 
 /* The writer feature bits this committer knows [FA-FLAG-4]: Lance's bits 1
- * to 128 and field assignment's 256. Bit 512 and above are unknown, as in
- * upstream, whose first unknown bit is 512 (FLAG_UNKNOWN). */
-#define LFA_WRITER_FLAGS_KNOWN 0x1FFu
+ * to 64, whose state the reference model keeps (deletion files, stable row
+ * ids, table config, base paths, data overlays), and field assignment's
+ * 65536. Lance 12's 128 (covered index metadata) and 256 (mixed data-file
+ * versions) it was never taught; bit 256 of a table with tracked fields is
+ * the upstream draft's marker instead (FA-FLAG-7), which a commit replaces
+ * by 65536. */
+#define LFA_WRITER_FLAGS_KNOWN (0x7Fu | LFA_FLAG_FIELD_ASSIGNMENT)
 
 /* [FA-FLAG-5] Refuses (LFA_ERR_RULE) to commit to `t` when its writer word
- * has a bit outside LFA_WRITER_FLAGS_KNOWN: this committer could not keep
- * the state of a feature it does not know. lfa_mutate checks R, and
- * lfa_commit checks P, the head after any rebase. */
+ * has a bit outside LFA_WRITER_FLAGS_KNOWN (bit 256 is known only with
+ * tracked fields, as the draft's marker): this committer could not keep the
+ * state of a feature it does not know. lfa_mutate checks R, and lfa_commit
+ * checks P, the head after any rebase. */
 lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);
 
 /* Builds N = P + change as version P.version + 1. `restored` is the table

@@ -20,8 +20,11 @@
  *   512  and above                   unknown       unknown
  *
  * Field assignment marks its manifests with descriptors (field 22) and bit
- * 256 [FA-FLAG-1], the upstream draft's choice, made before Lance 12 spent
- * the bit: so a manifest's descriptors decide what its bit 256 means.
+ * 65536 (1 << 16) [FA-FLAG-1], a bit no release allocates and far from
+ * where Lance allocates next (Lance 13 betas take 512 and 1024). The
+ * upstream draft used bit 256 in the writer word, before Lance 12 spent it:
+ * a manifest's descriptors decide what its bit 256 means [FA-LANCE-21]
+ * [FA-FLAG-7].
  */
 #ifndef LFA_FLAGS_H
 #define LFA_FLAGS_H
@@ -35,16 +38,21 @@
 #define LFA_LANCE_FLAG_DATA_OVERLAYS 64u
 #define LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS 256u /* Lance 12, both words */
 
-/* Writer feature bit of Field Assignment [FA-FLAG-1]. */
-#define LFA_FLAG_FIELD_ASSIGNMENT 256u
+/* Feature bit of Field Assignment, writer word [FA-FLAG-1] and reader word
+ * [FA-FLAG-2]. */
+#define LFA_FLAG_FIELD_ASSIGNMENT 65536u
+
+/* The upstream draft's marker: bit 256 in the writer word, with
+ * descriptors (read as that layout, with a warning: FA-FLAG-7). */
+#define LFA_FLAG_FIELD_ASSIGNMENT_DRAFT 256u
 
 /* The first bit no release of Lance (up to 12.0.0) allocates. */
 #define LFA_LANCE_FLAG_FIRST_UNALLOCATED 512u
 
 /* The name of `bit` (one bit) in a manifest that has, or has not, field
- * assignment descriptors: bit 256 is "field_assignment" with descriptors
- * and "mixed_data_file_versions" (Lance 12) without; NULL for a bit no
- * release allocates. */
+ * assignment descriptors: 65536 is "field_assignment"; 256 is
+ * "field_assignment_draft" with descriptors and "mixed_data_file_versions"
+ * (Lance 12) without; NULL for a bit nobody allocates. */
 const char *lfa_flag_name(uint64_t bit, bool has_descriptors);
 
 /* True when the manifest's bit 256, in both words and with no descriptor,
