@@ -263,8 +263,13 @@ static lfa_status move_hint(const onto *o, uint64_t version, const char *uuid, l
 
 /* [FA-FLAG-1] [FA-FLAG-2] the marker in the writer word, and in the reader
  * word unless the caller asks for the writer word alone; every other bit
- * of P's words kept. */
-static void mark(Lance__Table__Manifest *m, bool writer_bit_only) {
+ * of P's words kept, except the upstream draft's marker on a table that
+ * has descriptors, which the marker replaces [FA-FLAG-7]. */
+static void mark(Lance__Table__Manifest *m, bool head_tracked, bool writer_bit_only) {
+  if (head_tracked) {
+    m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+    m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+  }
   m->writer_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
   if (!writer_bit_only) m->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
 }
@@ -293,7 +298,7 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
   ts.seconds = o->req->timestamp_seconds, ts.nanos = o->req->timestamp_nanos;
   m.version = o->n.version, m.writer_version = &writer, m.timestamp = &ts, m.transaction_file = txn_name;
   m.field_assignment_states = states, m.n_field_assignment_states = o->n.n_tracked;
-  mark(&m, o->req->writer_bit_only);
+  mark(&m, o->snap.file.manifest->n_field_assignment_states > 0, o->req->writer_bit_only);
   lfa_buf txn_bytes = {0}, bytes = {0};
   st = lfa_transaction_encode(&txn_bytes, &txn, err);
   if (st == LFA_OK) st = lfa_manifest_file_encode_sections(&bytes, &m, o->snap.file.index_section, &txn, err);
