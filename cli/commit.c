@@ -158,9 +158,10 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     a->req.field = a->field;
     seed_and_clock(&a->req);
     if (lfa_onto_commit(&r, a->dataset, &a->req, &err) == LFA_OK) {
-      printf("lfa %s: %s: committed version %" PRIu64 " (field '%s'; marker bit %u in %s)\n", cmd, a->dataset,
-             r.version, a->field, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
-             a->req.writer_bit_only ? "the writer word only" : "both feature words");
+      printf("lfa %s: %s: committed version %" PRIu64 " (field '%s'; marker bit %u in %s; %u attempt%s)\n", cmd,
+             a->dataset, r.version, a->field, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
+             a->req.writer_bit_only ? "the writer word only" : "both feature words", r.attempts,
+             r.attempts == 1 ? "" : "s");
       status = LFA_EXIT_OK;
     } else {
       fprintf(stderr, "lfa %s: %s: %s%s%s%s\n", cmd, a->dataset, err.msg, err.rule ? " [" : "",
