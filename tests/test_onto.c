@@ -130,6 +130,17 @@ static void test_FA_PROJECT_4_FA_INVAL_1_track_then_invalidate(void **state) {
                        m.transaction->update->n_removed_fragment_ids,
                    0);
   lfa_manifest_file_free(&m);
+  /* [FA-STORE-11] fragment 1's set is the same in 4 and 5: one bitmap */
+  lfa_snapshot s4, s5;
+  load_version(&s4, s.dir, 4);
+  load_version(&s5, s.dir, 5);
+  const lfa_root *r4 = s4.tracked[0].root, *r5 = s5.tracked[0].root;
+  assert_int_equal(r4->n_fragments, 2);
+  assert_int_equal(r5->n_fragments, 2);
+  assert_string_equal(r4->fragments[1]->partial->path, r5->fragments[1]->partial->path);
+  assert_int_equal(r4->fragments[0]->state_case, LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED);
+  lfa_snapshot_free(&s4);
+  lfa_snapshot_free(&s5);
   verify_clean(s.dir);
   unmake(&s);
 }

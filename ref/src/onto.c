@@ -215,7 +215,9 @@ static lfa_status descriptors(Lance__Table__FieldAssignmentState ***out, onto *o
       continue;
     }
     if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, NULL, o->dir, o->req->seed + o->head.version, err);
-    if (st == LFA_OK) st = lfa_writer_field_root(&roots[s], &o->arena, o->w, &o->n, s, err);
+    size_t t = lfa_snapshot_tracked(&o->snap, ns->field_id);
+    lfa_prior_field prior = {&o->head, hs, t == SIZE_MAX ? NULL : o->snap.tracked[t].root};
+    if (st == LFA_OK) st = lfa_writer_field_root(&roots[s], &o->arena, o->w, &o->n, s, prior.root && hs ? &prior : NULL, err);
     lance__table__field_assignment_state__init(&fresh[s]);
     fresh[s].field_id = ns->field_id;
     fresh[s].root = &roots[s];

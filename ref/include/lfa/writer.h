@@ -23,6 +23,7 @@
 #include "lfa/arena.h"
 #include "lfa/error.h"
 #include "lfa/fs.h"
+#include "lfa/root.h"
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
 
@@ -81,15 +82,26 @@ lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *s
  * (lfa/onto.h). OWNERSHIP: *out is the caller's (lfa_writer_close). */
 lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
+/* What a prior version (the head a commit builds on) stored for one field:
+ * its model, the field's state in it, and its decoded root (borrowed). */
+typedef struct lfa_prior_field {
+  const lfa_table *table;
+  const lfa_field_state *state;
+  const lfa_root *root;
+} lfa_prior_field;
+
 /* Writes the partial bitmaps [FA-BITMAP-1] and the root [FA-ROOT-2]
  * [FA-ROOT-3] of tracked field `s` (index into t->tracked) at fresh paths
  * [FA-STORE-7] [FA-STORE-8], each within its reader limit [FA-LIMIT-3],
  * after checking every cell against its fragment [FA-BITMAP-3]
  * [FA-BITMAP-4], and describes the root in *out with its exact size
- * [FA-STORE-5]. The path in *out is the writer's (valid until it closes);
- * the entries' scratch lives in `arena`. */
+ * [FA-STORE-5]. With `prior` (may be NULL), a fragment whose set equals
+ * the prior version's keeps that version's bitmap descriptor verbatim
+ * [FA-STORE-11] (its path then borrowed from `prior`). The path in *out is
+ * the writer's (valid until it closes); the entries' scratch lives in
+ * `arena`. */
 lfa_status lfa_writer_field_root(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
-                                 const lfa_table *t, size_t s, lfa_error *err);
+                                 const lfa_table *t, size_t s, const lfa_prior_field *prior, lfa_error *err);
 
 /* A fresh lowercase uuid (v4 in shape) from the writer's seeded generator. */
 void lfa_writer_uuid(lfa_writer *w, char out[37]);
