@@ -79,15 +79,24 @@ static int count_files(const char *dir) {
   return n;
 }
 
+/* make(), then `v` tracked from version 3 on. */
+static void make_tracked(scratch *s, lfa_assignment a, bool writer_bit_only) {
+  make(s);
+  lfa_error err = {0};
+  lfa_onto_result r;
+  lfa_onto_request t = track(a);
+  t.writer_bit_only = writer_bit_only;
+  assert_ok(lfa_onto_commit(&r, s->dir, &t, &err), &err);
+  assert_int_equal(r.version, 3);
+  assert_int_equal(r.attempts, 1);
+}
+
 static void test_FA_PROJECT_4_FA_INVAL_1_track_then_invalidate(void **state) {
   (void)state;
   scratch s;
-  make(&s);
+  make_tracked(&s, LFA_ASSIGNED, false);
   lfa_error err = {0};
   lfa_onto_result r;
-  lfa_onto_request t = track(LFA_ASSIGNED);
-  assert_ok(lfa_onto_commit(&r, s.dir, &t, &err), &err);
-  assert_int_equal(r.version, 3);
   lfa_table n;
   read_table(&n, s.dir, 3);
   const lfa_field_state *st = lfa_table_tracked(&n, 1);
@@ -148,12 +157,7 @@ static void test_FA_PROJECT_4_FA_INVAL_1_track_then_invalidate(void **state) {
 static void test_FA_FLAG_2_writer_bit_only(void **state) {
   (void)state;
   scratch s;
-  make(&s);
-  lfa_error err = {0};
-  lfa_onto_result r;
-  lfa_onto_request t = track(LFA_UNASSIGNED);
-  t.writer_bit_only = true;
-  assert_ok(lfa_onto_commit(&r, s.dir, &t, &err), &err);
+  make_tracked(&s, LFA_UNASSIGNED, true);
   lfa_manifest_file m;
   manifest_of(&m, s.dir, 3);
   assert_true(m.manifest->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT);
