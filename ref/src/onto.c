@@ -310,7 +310,9 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
   if (st == LFA_OK) st = lfa_fs_join(path, sizeof path, o->dir, rel, err);
   if (st == LFA_OK) st = lfa_fs_join(tmp, sizeof tmp, o->dir, tmp_rel, err);
   if (st == LFA_OK) st = lfa_fs_publish_new(path, tmp, bytes.data, bytes.len, err);
-  if (st == LFA_OK) st = move_hint(o, o->n.version, uuid, err);
+  /* committed: the hint is advisory (Lance checks it), so failing to move
+   * it must not report the commit as failed */
+  if (st == LFA_OK) (void)move_hint(o, o->n.version, uuid, NULL);
   lfa_buf_free(&txn_bytes);
   lfa_buf_free(&bytes);
   return st;
