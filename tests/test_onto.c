@@ -17,6 +17,7 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/onto.h"
+#include "lfa/pb.h"
 #include "lfa/versions.h"
 
 static const uint64_t KEYS6[] = {1, 2, 3, 4, 5, 6};
@@ -180,8 +181,10 @@ static void refused(const scratch *s, const lfa_onto_request *q, lfa_status want
   assert_int_equal(count_files(s->dir), before);
 }
 
-/* Rewrites the head manifest (version 2) with writer bit `bit` added. */
-static void add_writer_bit(const scratch *s, uint64_t bit) {
+/* Rewrites the head manifest (version 2) with writer bit `bit` added and,
+ * when `index` is not NULL, that index section and a field lfa does not
+ * know (127, varint 42). */
+static void rewrite_head(const scratch *s, uint64_t bit, const Lance__Table__IndexSection *index) {
   char path[160];
   lfa_version_format_name(path + snprintf(path, sizeof path, "%s/_versions/", s->dir), 32, 2, LFA_NAMING_V1);
   lfa_buf b = {0}, out = {0};
@@ -190,12 +193,52 @@ static void add_writer_bit(const scratch *s, uint64_t bit) {
   assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
   assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
   mf.manifest->writer_feature_flags |= bit;
-  assert_ok(lfa_manifest_file_encode(&out, mf.manifest, mf.transaction, &err), &err);
+  ProtobufCMessageUnknownField future = {127, PROTOBUF_C_WIRE_TYPE_VARINT, 1, (uint8_t[]){42}};
+  ProtobufCMessageUnknownField *kept = mf.manifest->base.unknown_fields;
+  unsigned n_kept = mf.manifest->base.n_unknown_fields;
+  if (index != NULL) mf.manifest->base.unknown_fields = &future, mf.manifest->base.n_unknown_fields = 1;
+  assert_ok(lfa_manifest_file_encode_sections(&out, mf.manifest, index, mf.transaction, &err), &err);
+  mf.manifest->base.unknown_fields = kept, mf.manifest->base.n_unknown_fields = n_kept;
   assert_int_equal(unlink(path), 0);
   assert_ok(lfa_fs_write_new(path, out.data, out.len, &err), &err);
   lfa_manifest_file_free(&mf);
   lfa_buf_free(&b);
   lfa_buf_free(&out);
+}
+
+static void add_writer_bit(const scratch *s, uint64_t bit) { rewrite_head(s, bit, NULL); }
+
+/* [FA-LANCE-1] The head's index section (a real Lance 12 one) and a field
+ * lfa does not know are in N's manifest as the head had them. */
+static void test_FA_LANCE_1_index_section_and_unknown_fields_carried(void **state) {
+  (void)state;
+  scratch s;
+  make(&s);
+  lfa_buf b = {0}, x = {0}, y = {0};
+  lfa_error err = {0};
+  lfa_manifest_file real, n;
+  assert_ok(lfa_fs_read(&b, "corpus/decode_manifest/real-lance-12.0.0-address-v7-index.manifest",
+                        LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&real, b.data, b.len, &err), &err);
+  rewrite_head(&s, 0, real.index_section);
+  lfa_onto_result r;
+  lfa_onto_request t = track(LFA_UNASSIGNED);
+  assert_ok(lfa_onto_commit(&r, s.dir, &t, &err), &err);
+  manifest_of(&n, s.dir, 3);
+  assert_non_null(n.index_section);
+  assert_ok(lfa_pb_pack(&x, &real.index_section->base, &err), &err);
+  assert_ok(lfa_pb_pack(&y, &n.index_section->base, &err), &err);
+  assert_int_equal(x.len, y.len);
+  assert_memory_equal(x.data, y.data, x.len);
+  assert_int_equal(n.manifest->base.n_unknown_fields, 1);
+  assert_int_equal(n.manifest->base.unknown_fields[0].tag, 127);
+  assert_int_equal(n.manifest->base.unknown_fields[0].data[0], 42);
+  lfa_manifest_file_free(&real);
+  lfa_manifest_file_free(&n);
+  lfa_buf_free(&b);
+  lfa_buf_free(&x);
+  lfa_buf_free(&y);
+  unmake(&s);
 }
 
 static void test_refusals_write_nothing(void **state) {
@@ -281,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_FA_FLAG_2_writer_bit_only),
       cmocka_unit_test(test_refusals_write_nothing),
       cmocka_unit_test(test_FA_CONC_11_never_replaces_a_version),
+      cmocka_unit_test(test_FA_LANCE_1_index_section_and_unknown_fields_carried),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
