@@ -184,15 +184,17 @@ static void refused(const scratch *s, const lfa_onto_request *q, lfa_status want
 /* Rewrites the head manifest (version 2) with writer bit `bit` added and,
  * when `index` is not NULL, that index section and a field lfa does not
  * know (127, varint 42). */
-static void rewrite_head(const scratch *s, uint64_t bit, const Lance__Table__IndexSection *index) {
+static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t clear,
+                            const Lance__Table__IndexSection *index) {
   char path[160];
-  lfa_version_format_name(path + snprintf(path, sizeof path, "%s/_versions/", s->dir), 32, 2, LFA_NAMING_V1);
+  lfa_version_format_name(path + snprintf(path, sizeof path, "%s/_versions/", s->dir), 32, v, LFA_NAMING_V1);
   lfa_buf b = {0}, out = {0};
   lfa_error err = {0};
   lfa_manifest_file mf;
   assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
   assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
-  mf.manifest->writer_feature_flags |= bit;
+  mf.manifest->writer_feature_flags = (mf.manifest->writer_feature_flags & ~clear) | bit;
+  mf.manifest->reader_feature_flags &= ~clear;
   ProtobufCMessageUnknownField future = {127, PROTOBUF_C_WIRE_TYPE_VARINT, 1, (uint8_t[]){42}};
   ProtobufCMessageUnknownField *kept = mf.manifest->base.unknown_fields;
   unsigned n_kept = mf.manifest->base.n_unknown_fields;
@@ -206,7 +208,34 @@ static void rewrite_head(const scratch *s, uint64_t bit, const Lance__Table__Ind
   lfa_buf_free(&out);
 }
 
+static void rewrite_head(const scratch *s, uint64_t bit, const Lance__Table__IndexSection *index) {
+  rewrite_version(s, 2, bit, 0, index);
+}
+
 static void add_writer_bit(const scratch *s, uint64_t bit) { rewrite_head(s, bit, NULL); }
+
+/* [FA-FLAG-7] A head in the upstream draft's layout (descriptors, writer
+ * bit 256, no marker): the commit writes the marker and drops bit 256 from
+ * both words; never bit 256 as field assignment's. */
+static void test_FA_FLAG_7_draft_layout_gets_the_marker(void **state) {
+  (void)state;
+  scratch s;
+  make_tracked(&s, LFA_ASSIGNED, false);
+  rewrite_version(&s, 3, LFA_FLAG_FIELD_ASSIGNMENT_DRAFT, LFA_FLAG_FIELD_ASSIGNMENT, NULL);
+  lfa_error err = {0};
+  lfa_onto_result r;
+  const uint64_t addr[] = {0};
+  lfa_onto_request q = invalidate("v", false, 1, addr);
+  assert_ok(lfa_onto_commit(&r, s.dir, &q, &err), &err);
+  assert_int_equal(r.version, 4);
+  lfa_manifest_file m;
+  manifest_of(&m, s.dir, 4);
+  assert_true(m.manifest->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT);
+  assert_true(m.manifest->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT);
+  assert_false((m.manifest->writer_feature_flags | m.manifest->reader_feature_flags) & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT);
+  lfa_manifest_file_free(&m);
+  unmake(&s);
+}
 
 /* [FA-LANCE-1] The head's index section (a real Lance 12 one) and a field
  * lfa does not know are in N's manifest as the head had them. */
@@ -325,6 +354,7 @@ int main(void) {
       cmocka_unit_test(test_refusals_write_nothing),
       cmocka_unit_test(test_FA_CONC_11_never_replaces_a_version),
       cmocka_unit_test(test_FA_LANCE_1_index_section_and_unknown_fields_carried),
+      cmocka_unit_test(test_FA_FLAG_7_draft_layout_gets_the_marker),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
