@@ -5,9 +5,9 @@
 //   node interop/onto_race.mjs --release lance12|lance8 --lfa LFA --work DIR [--rounds N]
 //
 // Each round, Lance creates a table (version 1) and appends to it in a loop
-// while lfa, at a random moment, runs `lfa track --writer-bit-only` and then
-// `lfa invalidate --writer-bit-only` in a loop; both race for the same next
-// version numbers. Afterwards:
+// while lfa, at a moment that moves from round to round, runs `lfa track
+// --writer-bit-only` and then `lfa invalidate --writer-bit-only` in two
+// loops at once; all race for the same next version numbers. Afterwards:
 //   - the versions on disk are 1..max with no gap;
 //   - every version a committer reported is on disk with that committer's
 //     operation (Lance's an Append, lfa's a Project or an Update), no version
@@ -85,8 +85,11 @@ async function lfaLoop(dsDir, delay, log) {
     return false;
   };
   await commit(["track", dsDir, "--field", "v", "--initial", "unassigned", "--writer-bit-only"]);
-  for (let k = 0; k < APPENDS; k++)
-    await commit(["invalidate", dsDir, "--field", "v", "--rows", String(k % ROWS), "--writer-bit-only"]);
+  const loop = async (first) => { // two lfa processes at a time: they race each other too
+    for (let k = first; k < APPENDS; k += 2)
+      await commit(["invalidate", dsDir, "--field", "v", "--rows", String(k % ROWS), "--writer-bit-only"]);
+  };
+  await Promise.all([loop(0), loop(1)]);
 }
 
 function checkRound(db, name, dsDir, log, problems) {
