@@ -59,13 +59,19 @@ static lfa_onto_request invalidate(const char *field, bool by_id, size_t n, cons
                             .seed = 12, .timestamp_seconds = 2};
 }
 
-/* The manifest of version `v` of `dir`, decoded. */
+/* The manifest file of version `v` of `dir` (V1 names). */
+static void version_path(char path[160], const char *dir, uint64_t v) {
+  lfa_version_format_name(path + snprintf(path, 160, "%s/_versions/", dir), 32, v, LFA_NAMING_V1);
+}
+
 static void manifest_of(lfa_manifest_file *out, const char *dir, uint64_t v) {
-  lfa_snapshot snap;
-  load_version(&snap, dir, v);
-  *out = snap.file;
-  memset(&snap.file, 0, sizeof snap.file);
-  lfa_snapshot_free(&snap);
+  char path[160];
+  version_path(path, dir, v);
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(out, b.data, b.len, &err), &err);
+  lfa_buf_free(&b);
 }
 
 /* Files anywhere under `dir` (a refusal writes none). */
@@ -187,7 +193,7 @@ static void refused(const scratch *s, const lfa_onto_request *q, lfa_status want
 static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t clear,
                             const Lance__Table__IndexSection *index) {
   char path[160];
-  lfa_version_format_name(path + snprintf(path, sizeof path, "%s/_versions/", s->dir), 32, v, LFA_NAMING_V1);
+  version_path(path, s->dir, v);
   lfa_buf b = {0}, out = {0};
   lfa_error err = {0};
   lfa_manifest_file mf;
