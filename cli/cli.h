@@ -13,5 +13,7 @@ int lfa_cli_run(int argc, char **argv);
 int lfa_cli_adapter(int argc, char **argv);
 int lfa_cli_conformance(int argc, char **argv);
 int lfa_cli_cleanup(int argc, char **argv);
+int lfa_cli_track(int argc, char **argv);
+int lfa_cli_invalidate(int argc, char **argv);
 
 #endif

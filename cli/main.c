@@ -28,11 +28,17 @@ static const char USAGE[] =
     "        is_assigned(NAME) on every live row of one version (default: the\n"
     "        latest), keyed by row address and, with stable row ids, by row id;\n"
     "        the Substrait form read or written (--emit-substrait)\n"
+    "  invalidate DATASET --field NAME (--rows ADDR,... | --row-ids ID,...)\n"
+    "             [--writer-bit-only]\n"
+    "        commit one version onto a Lance table: NAME unassigned on those rows\n"
     "  run SCENARIO.json OUT_DIR [--seed N] [--json]\n"
     "        execute a scenario (a setup and mutation steps, with expected\n"
     "        outcomes and states) on the reference writer into OUT_DIR\n"
     "  sample OUT_DIR\n"
     "        write a small example dataset (the one the README dumps)\n"
+    "  track DATASET --field NAME --initial assigned|unassigned [--writer-bit-only]\n"
+    "        commit one version onto a Lance table: start tracking NAME (see\n"
+    "        `lfa track --help` for the feature-bit policy)\n"
     "  verify DATASET [--json] [--junit FILE] [--from V] [--to V] [--full]\n"
     "        audit every version and every commit: each finding names the spec\n"
     "        requirement, version, file, field and fragment (exit 1 on errors)\n"
@@ -54,6 +60,8 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
   if (strcmp(argv[1], "verify") == 0) return lfa_cli_verify(argc - 1, argv + 1);
+  if (strcmp(argv[1], "track") == 0) return lfa_cli_track(argc - 1, argv + 1);
+  if (strcmp(argv[1], "invalidate") == 0) return lfa_cli_invalidate(argc - 1, argv + 1);
   if (strcmp(argv[1], "cleanup") == 0) return lfa_cli_cleanup(argc - 1, argv + 1);
   fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
   return LFA_EXIT_UNUSABLE;

@@ -15,7 +15,11 @@
 # parse. The datasets go to build-lance/<release>/ at the repository root,
 # shared by the builds of one scripts/test.sh run (it empties build-lance/
 # first); they are generated again whenever they are missing or older than
-# the generator or the release's lock. Run by ctest.
+# the generator or the release's lock. Then lfa commits onto copies of
+# them (interop/onto_lane.mjs: track, invalidate) and the release reads
+# every version back, and lfa and the release commit to one table at the
+# same time (interop/onto_race.mjs: no version lost or replaced). Run by
+# ctest.
 #
 # The pinned release must be installed (scripts/peers.sh): otherwise this
 # fails with a one-line reason. LFA_SKIP_LANCE=1 skips the lane, and says so
@@ -43,6 +47,10 @@ if [ ! -f "$out/expected.json" ] || [ interop/generate.mjs -nt "$out/expected.js
 fi
 echo "== checking lfa against $release"
 python3 interop/check_lane.py "$lfa" "$out" || status=1
+echo "== lfa commits onto $release's tables, read back by $release"
+node interop/onto_lane.mjs --release "$release" --gen "$out" --lfa "$lfa" --work "$out/onto" || status=1
+echo "== lfa and $release committing to one table at once (FA-CONC-11)"
+node interop/onto_race.mjs --release "$release" --lfa "$lfa" --work "$out/race" || status=1
 echo "== feature bits by $release (02§7)"
 node interop/probe_flags.mjs --release "$release" --set-flags "$set_flags" --work "$out/flags" 2>/dev/null || status=1
 [ "${status:-0}" -eq 0 ] && echo "lance lane $release: lfa agrees with Lance" || echo "lance lane $release: FAILED"

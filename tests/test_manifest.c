@@ -327,6 +327,59 @@ static void test_real_lance_8_and_12_objects(void **state) {
   assert_int_equal(indexed, 4);
 }
 
+/* [FA-LANCE-1] A committer onto a Lance table writes the head's index
+ * section again at its new offset: a manifest Lance 12 wrote with one (an
+ * index commit) decodes, re-encodes with its index and inline transaction
+ * sections, and decodes to the same index section, transaction and
+ * manifest (section offsets aside). A field lfa does not know, added to
+ * Lance's manifest, survives the trip too. */
+static void test_FA_LANCE_1_index_section_round_trip_real_lance(void **state) {
+  (void)state;
+  const char *path = "corpus/decode_manifest/real-lance-12.0.0-address-v7-index.manifest";
+  lfa_buf b = {0}, again = {0}, x = {0}, y = {0};
+  lfa_error err = {0};
+  lfa_manifest_file mf, back;
+  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
+  assert_non_null(mf.index_section);
+  assert_non_null(mf.transaction);
+  ProtobufCMessageUnknownField future = {127, PROTOBUF_C_WIRE_TYPE_VARINT, 1, (uint8_t[]){42}};
+  mf.manifest->base.unknown_fields = &future;
+  mf.manifest->base.n_unknown_fields = 1;
+  assert_ok(lfa_manifest_file_encode_sections(&again, mf.manifest, mf.index_section, mf.transaction, &err), &err);
+  mf.manifest->base.unknown_fields = NULL;
+  mf.manifest->base.n_unknown_fields = 0;
+  assert_ok(lfa_manifest_file_decode(&back, again.data, again.len, &err), &err);
+  assert_non_null(back.index_section);
+  assert_int_equal(back.index_section->n_indices, mf.index_section->n_indices);
+  assert_ok(lfa_pb_pack(&x, &mf.index_section->base, &err), &err);
+  assert_ok(lfa_pb_pack(&y, &back.index_section->base, &err), &err);
+  assert_int_equal(x.len, y.len);
+  assert_memory_equal(x.data, y.data, x.len);
+  x.len = y.len = 0;
+  assert_ok(lfa_pb_pack(&x, &mf.transaction->base, &err), &err);
+  assert_ok(lfa_pb_pack(&y, &back.transaction->base, &err), &err);
+  assert_int_equal(x.len, y.len);
+  assert_memory_equal(x.data, y.data, x.len);
+  assert_int_equal(back.manifest->base.n_unknown_fields, 1);
+  assert_int_equal(back.manifest->base.unknown_fields[0].tag, 127);
+  back.manifest->base.n_unknown_fields = 0; /* compare the rest with the sections at Lance's offsets */
+  back.manifest->index_section = mf.manifest->index_section;
+  back.manifest->transaction_section = mf.manifest->transaction_section;
+  x.len = y.len = 0;
+  assert_ok(lfa_pb_pack(&x, &mf.manifest->base, &err), &err);
+  assert_ok(lfa_pb_pack(&y, &back.manifest->base, &err), &err);
+  back.manifest->base.n_unknown_fields = 1;
+  assert_int_equal(x.len, y.len);
+  assert_memory_equal(x.data, y.data, x.len);
+  lfa_manifest_file_free(&mf);
+  lfa_manifest_file_free(&back);
+  lfa_buf_free(&b);
+  lfa_buf_free(&again);
+  lfa_buf_free(&x);
+  lfa_buf_free(&y);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_1_round_trip_with_inline_transaction),
@@ -339,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LANCE_2_listing),
       cmocka_unit_test(test_all_lance_test_data_decodes),
       cmocka_unit_test(test_real_lance_8_and_12_objects),
+      cmocka_unit_test(test_FA_LANCE_1_index_section_round_trip_real_lance),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,6 +133,30 @@ lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, l
   return rc;
 }
 
+/* [FA-CONC-11] The bytes go to `tmp` (create-only), then link(2) gives them
+ * the final name, which fails when anything holds it: a reader never sees a
+ * partial file under `path`, and an existing `path` is never replaced. */
+lfa_status lfa_fs_publish_new(const char *path, const char *tmp, const uint8_t *data, size_t len, lfa_error *err) {
+  lfa_status rc = lfa_fs_write_new(tmp, data, len, err);
+  if (rc != LFA_OK) return rc;
+  if (link(tmp, path) != 0) {
+    int e = errno;
+    rc = e == EEXIST ? lfa_fail(err, LFA_ERR_CONFLICT, "FA-CONC-11", "%s exists already: another writer committed it first", path)
+                     : lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(e));
+  }
+  unlink(tmp); /* ours: the final name, when it was made, holds the bytes */
+  return rc;
+}
+
+lfa_status lfa_fs_replace_hint(const char *path, const char *tmp, const uint8_t *data, size_t len, lfa_error *err) {
+  lfa_status rc = lfa_fs_write_new(tmp, data, len, err);
+  if (rc == LFA_OK && rename(tmp, path) != 0) {
+    rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+    unlink(tmp);
+  }
+  return rc;
+}
+
 /* mkdir, not mkdir -p: the caller claims a directory nobody else has. */
 static lfa_status posix_make_dir(const char *path, lfa_error *err) {
   if (mkdir(path, 0777) == 0) return LFA_OK;

@@ -131,26 +131,46 @@ lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_e
   return LFA_OK;
 }
 
+/* One u32-length-prefixed section holding `msg`; its offset from `start`
+ * in *at. */
+static lfa_status put_section(lfa_buf *out, uint64_t *at, size_t start, const ProtobufCMessage *msg,
+                              lfa_error *err) {
+  size_t pos = out->len;
+  *at = pos - start;
+  lfa_status st = lfa_buf_put_u32le(out, 0, err);
+  if (st == LFA_OK) st = lfa_pb_pack(out, msg, err);
+  if (st == LFA_OK && out->len - pos - PREFIX_BYTES > UINT32_MAX)
+    st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LANCE-1", "a section of %zu bytes does not fit its u32 length",
+                  out->len - pos - PREFIX_BYTES);
+  if (st == LFA_OK) lfa_store_u32le(out->data + pos, (uint32_t)(out->len - pos - PREFIX_BYTES));
+  return st;
+}
+
 lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *manifest,
                                     const Lance__Table__Transaction *transaction, lfa_error *err) {
+  return lfa_manifest_file_encode_sections(out, manifest, NULL, transaction, err);
+}
+
+/* [FA-LANCE-1] sections in Lance's order (index, transaction), then the
+ * manifest pointing at them, then the footer. */
+lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__Manifest *manifest,
+                                             const Lance__Table__IndexSection *index_section,
+                                             const Lance__Table__Transaction *transaction, lfa_error *err) {
   Lance__Table__Manifest m = *manifest; /* shallow: only the section offsets differ */
   m._index_section_case = LANCE__TABLE__MANIFEST___INDEX_SECTION__NOT_SET;
   m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION__NOT_SET;
   size_t start = out->len;
   lfa_status st = LFA_OK;
-  if (transaction != NULL) {
-    size_t at = out->len;
-    st = lfa_buf_put_u32le(out, 0, err);
-    if (st == LFA_OK) st = lfa_transaction_encode(out, transaction, err);
-    if (st == LFA_OK) lfa_store_u32le(out->data + at, (uint32_t)(out->len - at - PREFIX_BYTES));
-    m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
-    m.transaction_section = at - start;
+  if (index_section != NULL) {
+    st = put_section(out, &m.index_section, start, &index_section->base, err);
+    m._index_section_case = LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION;
   }
-  uint64_t pos = out->len - start;
-  size_t at = out->len;
-  if (st == LFA_OK) st = lfa_buf_put_u32le(out, 0, err);
-  if (st == LFA_OK) st = lfa_pb_pack(out, &m.base, err);
-  if (st == LFA_OK) lfa_store_u32le(out->data + at, (uint32_t)(out->len - at - PREFIX_BYTES));
+  if (st == LFA_OK && transaction != NULL) {
+    st = put_section(out, &m.transaction_section, start, &transaction->base, err);
+    m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
+  }
+  uint64_t pos = 0;
+  if (st == LFA_OK) st = put_section(out, &pos, start, &m.base, err);
   if (st == LFA_OK) st = lfa_buf_put_u64le(out, pos, err);
   if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MAJOR, err);
   if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MINOR, err);

@@ -138,12 +138,8 @@ lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa
   return lfa_writer_open_fs(out, lfa_fs_posix(), dir, seed, err);
 }
 
-lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
-  *out = NULL;
-  /* making the directory claims it: two writers never share one dataset */
-  lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
-  if (st == LFA_ERR_USAGE) return lfa_fail(err, st, NULL, "%s already exists; a writer starts a new dataset", dir);
-  if (st != LFA_OK) return st;
+/* The writer of `dir` (already there, or just claimed by the caller). */
+static lfa_status writer_new(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   lfa_writer *w = calloc(1, sizeof *w);
   if (w == NULL || (w->dir = strdup(dir)) == NULL) {
     free(w);
@@ -160,6 +156,25 @@ lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *di
   *out = w;
   return LFA_OK;
 }
+
+lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+  *out = NULL;
+  /* making the directory claims it: two writers never share one dataset */
+  lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
+  if (st == LFA_ERR_USAGE) return lfa_fail(err, st, NULL, "%s already exists; a writer starts a new dataset", dir);
+  if (st != LFA_OK) return st;
+  return writer_new(out, fs, dir, seed, err);
+}
+
+lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+  *out = NULL;
+  if (!lfa_fs_is_dir_in(fs, dir)) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s is not a dataset directory", dir);
+  lfa_status st = writer_new(out, fs, dir, seed, err);
+  if (st == LFA_OK) (*out)->sealed = true; /* objects only: the caller writes the manifest */
+  return st;
+}
+
+void lfa_writer_uuid(lfa_writer *w, char out[37]) { next_uuid(w, out); }
 
 const char *lfa_writer_dir(const lfa_writer *w) { return w->dir; }
 
@@ -598,8 +613,27 @@ typedef struct root_draft {
 
 /* [FA-ROOT-2] entries ascending with the fragments; [FA-ROOT-3] their
  * physical_rows; [FA-ROOT-4] ALL is all_assigned = true; NONE has no entry. */
+/* [FA-STORE-11] The partial the prior version stored for fragment `f`,
+ * when its set is exactly `c`'s: its descriptor is copied verbatim. */
+static bool prior_partial(Lance__Table__FieldAssignmentFile *out, const lfa_prior_field *prior, const lfa_fragment *f,
+                          const lfa_cell *c) {
+  size_t j = prior ? lfa_table_fragment(prior->table, f->id) : SIZE_MAX;
+  if (j == SIZE_MAX || prior->table->fragments[j].physical_rows != f->physical_rows) return false;
+  const lfa_cell *was = &prior->state->cells[j];
+  if (was->kind != LFA_CELL_PARTIAL || !roaring_bitmap_equals(was->rows, c->rows)) return false;
+  for (size_t e = 0; e < prior->root->n_fragments; e++) {
+    const lfa_root_entry *x = prior->root->fragments[e];
+    if (x->fragment_id == f->id && x->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL &&
+        x->partial != NULL) {
+      *out = *x->partial;
+      return true;
+    }
+  }
+  return false;
+}
+
 static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t, const lfa_field_state *s,
-                               lfa_error *err) {
+                               const lfa_prior_field *prior, lfa_error *err) {
   size_t n = 0;
   for (size_t i = 0; i < t->n_fragments; i++) n += s->cells[i].kind != LFA_CELL_NONE;
   lance__table__field_assignment_root__init(&r->root);
@@ -619,7 +653,9 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
       e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
       e->all_assigned = true;
     } else {
-      lfa_status st = partial_file(&r->partials[k], w, s->field_id, &t->fragments[i], c, err);
+      lfa_status st = prior_partial(&r->partials[k], prior, &t->fragments[i], c)
+                          ? LFA_OK
+                          : partial_file(&r->partials[k], w, s->field_id, &t->fragments[i], c, err);
       if (st != LFA_OK) {
         lfa_error_prefix(err, "fragment %" PRIu64, e->fragment_id);
         return st;
@@ -638,11 +674,12 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
  * empty root encodes to 0 bytes and is still written [FA-ROOT-9]; like
  * upstream's proto3, a 0 size is left off the wire. */
 static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
-                            const lfa_table *t, const lfa_field_state *s, lfa_error *err) {
+                            const lfa_table *t, const lfa_field_state *s, const lfa_prior_field *prior,
+                            lfa_error *err) {
   root_draft r = {.arena = arena};
   const stored_object *obj = NULL;
   lfa_buf bytes = {0};
-  lfa_status st = root_entries(&r, w, t, s, err);
+  lfa_status st = root_entries(&r, w, t, s, prior, err);
   if (st == LFA_OK) st = lfa_root_encode(&bytes, &r.root, err);
   if (st == LFA_OK) st = store_object(&obj, w, OBJECT_ROOT, s->field_id, 0, &bytes, err);
   lfa_buf_free(&bytes);
@@ -655,6 +692,15 @@ static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_arena *a
   out->has_size_bytes = obj->bytes.len > 0;
   out->size_bytes = obj->bytes.len;
   return LFA_OK;
+}
+
+lfa_status lfa_writer_field_root(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
+                                 const lfa_table *t, size_t s, const lfa_prior_field *prior, lfa_error *err) {
+  if (s >= t->n_tracked) return lfa_fail(err, LFA_ERR_USAGE, NULL, "tracked field %zu of %zu", s, t->n_tracked);
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++)
+    st = check_cell(&t->tracked[s].cells[i], &t->fragments[i], err);
+  return st == LFA_OK ? root_file(out, arena, w, t, &t->tracked[s], prior, err) : st;
 }
 
 /* ---- 4. the manifest ------------------------------------------------------------------ */
@@ -857,7 +903,7 @@ static lfa_status draft_states(draft *d, lfa_writer *w, const lfa_table *t, lfa_
     state->field_id = t->tracked[s].field_id;
     state->root = &d->roots[s];
     d->state_list[s] = state;
-    lfa_status st = root_file(&d->roots[s], &d->arena, w, t, &t->tracked[s], err);
+    lfa_status st = root_file(&d->roots[s], &d->arena, w, t, &t->tracked[s], NULL, err);
     if (st != LFA_OK) return st;
   }
   d->m.field_assignment_states = d->state_list;
@@ -878,8 +924,8 @@ static void draft_header(draft *d, const lfa_table *t) {
   }
   if (t->stable_row_ids) m->next_row_id = t->next_row_id;
   lance__table__manifest__writer_version__init(&d->writer_version);
-  d->writer_version.library = (char *)"lfa";
-  d->writer_version.version = (char *)"0.1.0";
+  d->writer_version.library = (char *)LFA_WRITER_LIBRARY;
+  d->writer_version.version = (char *)LFA_WRITER_VERSION;
   m->writer_version = &d->writer_version;
   lance__table__manifest__data_storage_format__init(&d->data_format);
   d->data_format.file_format = (char *)"lance";

@@ -79,6 +79,18 @@ int lfa_fs_is_dir(const char *path);
 lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_error *err);
 lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, lfa_error *err);
 
+/* Creates `path` with exactly these bytes, all at once and never over
+ * anything [FA-CONC-11]: written to `tmp` (which must not exist), linked
+ * to `path`, `tmp` removed. LFA_ERR_CONFLICT when `path` exists: another
+ * writer made it first, and it is left as it is. For a commit point (a
+ * version's manifest), which must appear whole or not at all. */
+lfa_status lfa_fs_publish_new(const char *path, const char *tmp, const uint8_t *data, size_t len, lfa_error *err);
+
+/* Replaces `path` by these bytes through `tmp` and rename(2). Only for a
+ * hint a reader checks before it trusts it (Lance's
+ * `_versions/latest_version_hint.json`): never for history. */
+lfa_status lfa_fs_replace_hint(const char *path, const char *tmp, const uint8_t *data, size_t len, lfa_error *err);
+
 /* Joins two path parts with one '/', failing past LFA_PATH_BYTES_MAX. */
 lfa_status lfa_fs_join(char *out, size_t cap, const char *a, const char *b, lfa_error *err);
 

@@ -53,9 +53,16 @@ lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *manifest
 
 /* Writes [inline transaction section][manifest][footer]. When `transaction`
  * is not NULL, the written manifest's transaction_section points at it;
- * index_section is never written (lfa writes no indices). The caller's
- * manifest is not modified. */
+ * no index section is written. The caller's manifest is not modified. */
 lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *manifest,
                                     const Lance__Table__Transaction *transaction, lfa_error *err);
+
+/* The same with an index section first when `index_section` is not NULL
+ * ([index section][inline transaction section][manifest][footer], Lance's
+ * order): the written manifest's index_section points at it. A committer
+ * onto a Lance table carries the head's indices this way. */
+lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__Manifest *manifest,
+                                             const Lance__Table__IndexSection *index_section,
+                                             const Lance__Table__Transaction *transaction, lfa_error *err);
 
 #endif

@@ -20,12 +20,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lfa/arena.h"
 #include "lfa/error.h"
 #include "lfa/fs.h"
+#include "lfa/root.h"
 #include "lfa/table.h"
 #include "transaction.pb-c.h"
 
 typedef struct lfa_writer lfa_writer;
+
+/* The writer_version every manifest lfa writes names (FA-FLAG-6 findings
+ * name it back). */
+#define LFA_WRITER_LIBRARY "lfa"
+#define LFA_WRITER_VERSION "0.1.0"
 
 /* Starts writing a new dataset at `dir`, which must not exist. `seed`
  * makes object uuids deterministic (same seed, same history, same bytes).
@@ -67,6 +74,37 @@ lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t v
 lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
                                const char *dir, bool deep, uint64_t seed, Lance__Table__Transaction *txn,
                                lfa_error *err);
+
+/* A writer of assignment objects into the existing dataset at `dir`, one
+ * that Lance (or any writer) made: nothing is claimed or created, and it
+ * shares only objects it wrote itself. It is sealed (lfa_writer_commit
+ * refuses it): the caller writes the manifest, from the head's own
+ * (lfa/onto.h). OWNERSHIP: *out is the caller's (lfa_writer_close). */
+lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
+
+/* What a prior version (the head a commit builds on) stored for one field:
+ * its model, the field's state in it, and its decoded root (borrowed). */
+typedef struct lfa_prior_field {
+  const lfa_table *table;
+  const lfa_field_state *state;
+  const lfa_root *root;
+} lfa_prior_field;
+
+/* Writes the partial bitmaps [FA-BITMAP-1] and the root [FA-ROOT-2]
+ * [FA-ROOT-3] of tracked field `s` (index into t->tracked) at fresh paths
+ * [FA-STORE-7] [FA-STORE-8], each within its reader limit [FA-LIMIT-3],
+ * after checking every cell against its fragment [FA-BITMAP-3]
+ * [FA-BITMAP-4], and describes the root in *out with its exact size
+ * [FA-STORE-5]. With `prior` (may be NULL), a fragment whose set equals
+ * the prior version's keeps that version's bitmap descriptor verbatim
+ * [FA-STORE-11] (its path then borrowed from `prior`). The path in *out is
+ * the writer's (valid until it closes); the entries' scratch lives in
+ * `arena`. */
+lfa_status lfa_writer_field_root(Lance__Table__FieldAssignmentFile *out, lfa_arena *arena, lfa_writer *w,
+                                 const lfa_table *t, size_t s, const lfa_prior_field *prior, lfa_error *err);
+
+/* A fresh lowercase uuid (v4 in shape) from the writer's seeded generator. */
+void lfa_writer_uuid(lfa_writer *w, char out[37]);
 
 /* The directory the writer writes, and the file system it is on. */
 const char *lfa_writer_dir(const lfa_writer *w);

@@ -1,0 +1,177 @@
+/* commit.c: `lfa track` and `lfa invalidate`, one new version onto a table
+ * Lance (or any writer) made, by lfa/onto.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lfa/flags.h"
+#include "lfa/onto.h"
+
+static const char POLICY[] =
+    "Feature bits (spec/03-flags.md). The commit sets field assignment's marker\n"
+    "(LFA_FLAG_FIELD_ASSIGNMENT) in both feature words and keeps every other bit\n"
+    "of the head's words. The reader bit is what stops an older Lance from\n"
+    "losing the state: Lance 8 checks writer bits only when appending, so with\n"
+    "the writer bit alone it would delete, update, compact and alter the table\n"
+    "and drop every tracked field's state. With both bits, no release that\n"
+    "lacks the bit opens the table at all, not even to read it.\n"
+    "--writer-bit-only sets the writer word alone: releases that lack the bit\n"
+    "still read the table, Lance 12 refuses every write to it, and Lance 8\n"
+    "refuses appends but commits its other mutations, dropping the state\n"
+    "(`lfa verify` then reports the loss at the version Lance wrote).\n";
+
+static const char TRACK_HELP[] =
+    "usage: lfa track DATASET --field NAME --initial assigned|unassigned [--writer-bit-only]\n"
+    "\n"
+    "Starts tracking the existing field NAME (a path: \"payload.value\") of the\n"
+    "Lance table at DATASET: one new version, a Project with an Initialization\n"
+    "(spec/05-operations.md, FA-PROJECT-4), every live row assigned or\n"
+    "unassigned. Data and deletion files are untouched; the manifest is the\n"
+    "head's, with the new descriptor, the marker, the version, timestamp,\n"
+    "writer and transaction changed (indices, config, base paths, row ids and\n"
+    "unknown fields carried over). `--initial assigned` asserts that every\n"
+    "current value is a logical assignment: say so only when it is true.\n"
+    "\n";
+
+static const char INVALIDATE_HELP[] =
+    "usage: lfa invalidate DATASET --field NAME (--rows ADDR[,ADDR...] | --row-ids ID[,ID...])\n"
+    "                      [--writer-bit-only]\n"
+    "\n"
+    "Marks the tracked field NAME unassigned on the given live rows: one new\n"
+    "version, an Update that rewrites nothing (an invalidation-only commit,\n"
+    "FA-INVAL-1). Rows are named by row address (fragment id << 32 | offset,\n"
+    "decimal: what Lance scans as _rowaddr) or, on a table with stable row ids,\n"
+    "by row id (_rowid). At most 65536 rows per commit.\n"
+    "\n";
+
+static const char TAIL[] =
+    "\n"
+    "Refused, writing nothing, with one line on stderr: a field not in the\n"
+    "schema, already tracked (track) or not tracked (invalidate), a row that is\n"
+    "not live, a writer feature bit lfa does not know (FA-FLAG-5), or the\n"
+    "marker bit already set by Lance for its own feature (FA-LANCE-21).\n"
+    "The new manifest never replaces a version another writer made first\n"
+    "(FA-CONC-11): lfa then plans again from the new head (up to 8 attempts;\n"
+    "`track --initial assigned` does not, FA-CONC-7).\n"
+    "\n"
+    "Exit status: 0 committed (the version on stdout); 2 refused, a lost race,\n"
+    "or unusable input.\n";
+
+typedef struct commit_args {
+  const char *dataset, *field;
+  lfa_onto_request req;
+  uint64_t rows[LFA_ONTO_ROWS_MAX];
+} commit_args;
+
+/* A comma-separated list of decimal u64s into a->rows. */
+static bool parse_rows(commit_args *a, const char *cmd, const char *flag, const char *text) {
+  const char *at = text;
+  a->req.n_rows = 0;
+  while (*at != '\0') {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(at, &end, 10);
+    if (end == at || *at < '0' || *at > '9' || errno != 0 || (*end != ',' && *end != '\0')) {
+      fprintf(stderr, "lfa %s: %s needs non-negative integers separated by commas, got '%s'\n", cmd, flag, text);
+      return false;
+    }
+    if (a->req.n_rows == LFA_ONTO_ROWS_MAX) {
+      fprintf(stderr, "lfa %s: %s names more than %u rows\n", cmd, flag, LFA_ONTO_ROWS_MAX);
+      return false;
+    }
+    a->rows[a->req.n_rows++] = v;
+    at = *end == ',' ? end + 1 : end;
+  }
+  a->req.rows = a->rows;
+  return a->req.n_rows > 0 || (fprintf(stderr, "lfa %s: %s names no row\n", cmd, flag), false);
+}
+
+static bool parse_option(commit_args *a, const char *cmd, int argc, char **argv, int *i) {
+  const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  bool track = a->req.op == LFA_OP_TRACK, takes = strcmp(o, "--writer-bit-only") != 0;
+  if (takes && v == NULL) return fprintf(stderr, "lfa %s: %s needs a value\n", cmd, o), false;
+  *i += takes;
+  if (strcmp(o, "--writer-bit-only") == 0) return a->req.writer_bit_only = true;
+  if (strcmp(o, "--field") == 0) return a->field = v, true;
+  if (track && strcmp(o, "--initial") == 0) {
+    if (strcmp(v, "assigned") == 0) return a->req.initial = LFA_ASSIGNED, true;
+    if (strcmp(v, "unassigned") == 0) return a->req.initial = LFA_UNASSIGNED, true;
+    return fprintf(stderr, "lfa track: --initial is assigned or unassigned, got '%s'\n", v), false;
+  }
+  if (!track && (strcmp(o, "--rows") == 0 || strcmp(o, "--row-ids") == 0)) {
+    if (a->req.n_rows > 0) return fprintf(stderr, "lfa invalidate: give --rows or --row-ids, once\n"), false;
+    a->req.by_row_id = strcmp(o, "--row-ids") == 0;
+    return parse_rows(a, cmd, o, v);
+  }
+  return fprintf(stderr, "lfa %s: unknown option '%s' (see --help)\n", cmd, o), false;
+}
+
+/* Object and transaction uuids from the system's randomness (two lfa
+ * processes committing at once must not pick the same names), and the
+ * manifest's timestamp from the clock. */
+static void seed_and_clock(lfa_onto_request *req) {
+  uint64_t seed = 0;
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd < 0 || read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed) seed = 0;
+  if (fd >= 0) close(fd);
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  req->seed = seed ^ ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)getpid();
+  req->timestamp_seconds = (int64_t)now.tv_sec;
+  req->timestamp_nanos = (int32_t)now.tv_nsec;
+}
+
+static int run(int argc, char **argv, lfa_op op, const char *help) {
+  const char *cmd = argv[0];
+  commit_args *a = calloc(1, sizeof *a);
+  if (a == NULL) return fprintf(stderr, "lfa %s: out of memory\n", cmd), LFA_EXIT_UNUSABLE;
+  a->req.op = op;
+  a->req.initial = LFA_UNTRACKED;
+  bool ok = true;
+  for (int i = 1; ok && i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      printf("%s%s%s", help, POLICY, TAIL);
+      free(a);
+      return LFA_EXIT_OK;
+    }
+    if (argv[i][0] == '-') ok = parse_option(a, cmd, argc, argv, &i);
+    else if (a->dataset == NULL) a->dataset = argv[i];
+    else ok = (fprintf(stderr, "lfa %s: one DATASET only, got '%s' too\n", cmd, argv[i]), false);
+  }
+  if (ok && (a->dataset == NULL || a->field == NULL)) ok = (fprintf(stderr, "%s", help), false);
+  if (ok && op == LFA_OP_TRACK && a->req.initial == LFA_UNTRACKED)
+    ok = (fprintf(stderr, "lfa track: --initial assigned|unassigned is required\n"), false);
+  if (ok && op == LFA_OP_UPDATE && a->req.n_rows == 0)
+    ok = (fprintf(stderr, "lfa invalidate: --rows or --row-ids is required\n"), false);
+  int status = LFA_EXIT_UNUSABLE;
+  if (ok) {
+    lfa_onto_result r;
+    lfa_error err = {0};
+    a->req.field = a->field;
+    seed_and_clock(&a->req);
+    if (lfa_onto_commit(&r, a->dataset, &a->req, &err) == LFA_OK) {
+      printf("lfa %s: %s: committed version %" PRIu64 " (field '%s'; marker bit %u in %s; %u attempt%s)\n", cmd,
+             a->dataset, r.version, a->field, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
+             a->req.writer_bit_only ? "the writer word only" : "both feature words", r.attempts,
+             r.attempts == 1 ? "" : "s");
+      status = LFA_EXIT_OK;
+    } else {
+      fprintf(stderr, "lfa %s: %s: %s%s%s%s\n", cmd, a->dataset, err.msg, err.rule ? " [" : "",
+              err.rule ? err.rule : "", err.rule ? "]" : "");
+    }
+  }
+  free(a);
+  return status;
+}
+
+int lfa_cli_track(int argc, char **argv) { return run(argc, argv, LFA_OP_TRACK, TRACK_HELP); }
+
+int lfa_cli_invalidate(int argc, char **argv) { return run(argc, argv, LFA_OP_UPDATE, INVALIDATE_HELP); }
