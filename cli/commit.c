@@ -26,7 +26,8 @@ static const char POLICY[] =
     "--writer-bit-only sets the writer word alone: releases that lack the bit\n"
     "still read the table, Lance 12 refuses every write to it, and Lance 8\n"
     "refuses appends but commits its other mutations, dropping the state\n"
-    "(`lfa verify` then reports the loss at the version Lance wrote).\n";
+    "(`lfa verify` then reports the loss at the version Lance wrote). A table\n"
+    "already marked in the writer word alone keeps that policy.\n";
 
 static const char TRACK_HELP[] =
     "usage: lfa track DATASET --field NAME --initial assigned|unassigned [--writer-bit-only]\n"
@@ -160,7 +161,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     if (lfa_onto_commit(&r, a->dataset, &a->req, &err) == LFA_OK) {
       printf("lfa %s: %s: committed version %" PRIu64 " (field '%s'; marker bit %u in %s; %u attempt%s)\n", cmd,
              a->dataset, r.version, a->field, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
-             a->req.writer_bit_only ? "the writer word only" : "both feature words", r.attempts,
+             r.reader_flags & LFA_FLAG_FIELD_ASSIGNMENT ? "both feature words" : "the writer word only", r.attempts,
              r.attempts == 1 ? "" : "s");
       status = LFA_EXIT_OK;
     } else {

@@ -41,4 +41,11 @@ check "a row past the fragment is refused" refused "FA-TXN-10" invalidate "$tmp/
 check "row ids need stable row ids" refused "stable row ids" invalidate "$tmp/s" --field text --row-ids 0
 check "--rows takes numbers" refused "--rows needs" invalidate "$tmp/s" --field text --rows 1,x
 check "verify finds no error" "$lfa" verify "$tmp/s"
+# 03§1: a table tracked with the writer bit alone keeps that policy; facts of
+# the shared dataset by its README (one field, x, versions 1 and 2)
+cp -r ../shared/lance-test-data/0.36.0/btree_in_index_pkg.lance "$tmp/w"
+chmod -R u+w "$tmp/w"
+check "track --writer-bit-only on a Lance table" sh -c "'$lfa' track '$tmp/w' --field x --initial assigned --writer-bit-only | grep -q 'version 3 .*in the writer word only'"
+check "a later invalidate keeps the writer bit alone" sh -c "'$lfa' invalidate '$tmp/w' --field x --rows 0 | grep -q 'version 4 .*in the writer word only' &&
+  '$lfa' dump '$tmp/w' --version 4 | grep -q 'reader flags 0, writer flags 65536 (field_assignment)'"
 finish

@@ -41,6 +41,7 @@ typedef struct onto {
   lfa_writer *w;
   lfa_arena arena;
   uint64_t *keys; /* the request's rows as mutation keys */
+  uint64_t reader_flags, writer_flags; /* N's words, once published */
 } onto;
 
 static void onto_free(onto *o) {
@@ -264,10 +265,14 @@ static lfa_status move_hint(const onto *o, uint64_t version, const char *uuid, l
 }
 
 /* [FA-FLAG-1] [FA-FLAG-2] the marker in the writer word, and in the reader
- * word unless the caller asks for the writer word alone; every other bit
- * of P's words kept, except the upstream draft's marker on a table that
- * has descriptors, which the marker replaces [FA-FLAG-7]. */
+ * word unless the caller asks for the writer word alone or P carries it in
+ * the writer word alone (whoever tracked the table chose that policy, and a
+ * later commit keeps it); every other bit of P's words kept, except the
+ * upstream draft's marker on a table that has descriptors, which the
+ * marker replaces [FA-FLAG-7]. */
 static void mark(Lance__Table__Manifest *m, bool head_tracked, bool writer_bit_only) {
+  writer_bit_only |= (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0 &&
+                     (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) == 0;
   if (head_tracked) {
     m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
     m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
@@ -301,6 +306,7 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
   m.version = o->n.version, m.writer_version = &writer, m.timestamp = &ts, m.transaction_file = txn_name;
   m.field_assignment_states = states, m.n_field_assignment_states = o->n.n_tracked;
   mark(&m, o->snap.file.manifest->n_field_assignment_states > 0, o->req->writer_bit_only);
+  o->reader_flags = m.reader_feature_flags, o->writer_flags = m.writer_feature_flags;
   lfa_buf txn_bytes = {0}, bytes = {0};
   st = lfa_transaction_encode(&txn_bytes, &txn, err);
   if (st == LFA_OK) st = lfa_manifest_file_encode_sections(&bytes, &m, o->snap.file.index_section, &txn, err);
@@ -320,7 +326,7 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
 
 /* ---- the commit ------------------------------------------------------------------------ */
 
-static lfa_status attempt(uint64_t *version, const char *dir, const lfa_onto_request *req, lfa_error *err) {
+static lfa_status attempt(lfa_onto_result *out, const char *dir, const lfa_onto_request *req, lfa_error *err) {
   onto o = {.dir = dir, .req = req};
   Lance__Table__FieldAssignmentState **states = NULL;
   lfa_status st = load_head(&o, err);
@@ -329,7 +335,8 @@ static lfa_status attempt(uint64_t *version, const char *dir, const lfa_onto_req
   if (st == LFA_OK) st = same_fragments(&o, err);
   if (st == LFA_OK) st = descriptors(&states, &o, err);
   if (st == LFA_OK) st = publish(&o, states, err);
-  *version = o.have_n ? o.n.version : 0;
+  out->version = o.have_n ? o.n.version : 0;
+  out->reader_flags = o.reader_flags, out->writer_flags = o.writer_flags;
   onto_free(&o);
   return st;
 }
@@ -340,7 +347,7 @@ lfa_status lfa_onto_commit(lfa_onto_result *out, const char *dir, const lfa_onto
   bool replan = !(req->op == LFA_OP_TRACK && req->initial == LFA_ASSIGNED); /* [FA-CONC-7] */
   while (st == LFA_ERR_CONFLICT && out->attempts < (replan ? LFA_ONTO_ATTEMPTS_MAX : 1u)) {
     out->attempts++;
-    st = attempt(&out->version, dir, req, err); /* [FA-CONC-1] from the head, every time */
+    st = attempt(out, dir, req, err); /* [FA-CONC-1] from the head, every time */
   }
   if (st == LFA_ERR_CONFLICT)
     lfa_error_prefix(err, "%u attempt%s, each lost to another writer; nothing was replaced", out->attempts,

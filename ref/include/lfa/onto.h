@@ -46,7 +46,8 @@ typedef struct lfa_onto_request {
   size_t n_rows;
   const uint64_t *rows;
   /* The marker LFA_FLAG_FIELD_ASSIGNMENT goes in both feature words unless
-   * this is set: then in the writer word alone (03§1). */
+   * this is set, or the head has it in the writer word alone (its policy is
+   * kept): then in the writer word alone (03§1). */
   bool writer_bit_only;
   uint64_t seed;             /* the uuids of the objects and the transaction */
   int64_t timestamp_seconds; /* the manifest's timestamp */
@@ -57,6 +58,7 @@ typedef struct lfa_onto_request {
 typedef struct lfa_onto_result {
   uint64_t version;
   unsigned attempts;
+  uint64_t reader_flags, writer_flags; /* the feature words the new version carries */
 } lfa_onto_result;
 
 /* Commits `req` onto the newest version of the dataset at `dir` (POSIX).
