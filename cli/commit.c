@@ -27,10 +27,12 @@ static const char POLICY[] =
     "still read the table, Lance 12 refuses every write to it, and Lance 8\n"
     "refuses appends but commits its other mutations, dropping the state\n"
     "(`lfa verify` then reports the loss at the version Lance wrote). A table\n"
-    "already marked in the writer word alone keeps that policy.\n";
+    "already marked in the writer word alone keeps that policy; --reader-bit\n"
+    "sets both words on it after all.\n";
 
 static const char TRACK_HELP[] =
-    "usage: lfa track DATASET --field NAME --initial assigned|unassigned [--writer-bit-only]\n"
+    "usage: lfa track DATASET --field NAME --initial assigned|unassigned\n"
+    "                 [--writer-bit-only | --reader-bit]\n"
     "\n"
     "Starts tracking the existing field NAME (a path: \"payload.value\") of the\n"
     "Lance table at DATASET: one new version, a Project with an Initialization\n"
@@ -44,7 +46,7 @@ static const char TRACK_HELP[] =
 
 static const char INVALIDATE_HELP[] =
     "usage: lfa invalidate DATASET --field NAME (--rows ADDR[,ADDR...] | --row-ids ID[,ID...])\n"
-    "                      [--writer-bit-only]\n"
+    "                      [--writer-bit-only | --reader-bit]\n"
     "\n"
     "Marks the tracked field NAME unassigned on the given live rows: one new\n"
     "version, an Update that rewrites nothing (an invalidation-only commit,\n"
@@ -97,10 +99,12 @@ static bool parse_rows(commit_args *a, const char *cmd, const char *flag, const 
 
 static bool parse_option(commit_args *a, const char *cmd, int argc, char **argv, int *i) {
   const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-  bool track = a->req.op == LFA_OP_TRACK, takes = strcmp(o, "--writer-bit-only") != 0;
+  bool track = a->req.op == LFA_OP_TRACK;
+  bool takes = strcmp(o, "--writer-bit-only") != 0 && strcmp(o, "--reader-bit") != 0;
   if (takes && v == NULL) return fprintf(stderr, "lfa %s: %s needs a value\n", cmd, o), false;
   *i += takes;
   if (strcmp(o, "--writer-bit-only") == 0) return a->req.writer_bit_only = true;
+  if (strcmp(o, "--reader-bit") == 0) return a->req.reader_bit = true;
   if (strcmp(o, "--field") == 0) return a->field = v, true;
   if (track && strcmp(o, "--initial") == 0) {
     if (strcmp(v, "assigned") == 0) return a->req.initial = LFA_ASSIGNED, true;
@@ -150,6 +154,8 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
   if (ok && (a->dataset == NULL || a->field == NULL)) ok = (fprintf(stderr, "%s", help), false);
   if (ok && op == LFA_OP_TRACK && a->req.initial == LFA_UNTRACKED)
     ok = (fprintf(stderr, "lfa track: --initial assigned|unassigned is required\n"), false);
+  if (ok && a->req.writer_bit_only && a->req.reader_bit)
+    ok = (fprintf(stderr, "lfa %s: --writer-bit-only and --reader-bit contradict each other\n", cmd), false);
   if (ok && op == LFA_OP_UPDATE && a->req.n_rows == 0)
     ok = (fprintf(stderr, "lfa invalidate: --rows or --row-ids is required\n"), false);
   int status = LFA_EXIT_UNUSABLE;

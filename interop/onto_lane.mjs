@@ -17,8 +17,8 @@
 //   3. `lfa verify` finds no error, and `lfa eval --json` at H+2 lists
 //      exactly the rows Lance scanned there, each once, assigned as the two
 //      commits imply (04§2, FA-INVAL-1);
-//   4. `lfa invalidate` with the policy's default (the marker in both
-//      words) commits H+3, which Lance refuses to open with its feature-flag
+//   4. `lfa invalidate --reader-bit` (the marker in both words after all)
+//      commits H+3, which Lance refuses to open with its feature-flag
 //      error ("cannot be read by this version of Lance"), not a decoding
 //      failure; verify and eval again.
 // On the mixed data-file-version table, `lfa track` must refuse (FA-FLAG-5)
@@ -164,8 +164,8 @@ async function trackOne(ds, index, work, totals) {
   if (v.code !== 0) problems.push(`lfa verify: exit ${v.code}: ${v.out.trim().split("\n").slice(-2).join(" / ")}`);
   const invalid = new Set(picked);
   evalAgrees(dsDir, field, last, back.rows, assigned, invalid, stable, problems);
-  if (names.length > 2) { // the policy's default: both words, and Lance no longer opens the table
-    committed(lfa("invalidate", dsDir, "--field", field, flag, String(names[1])), last + 1, "lfa invalidate (both words)", problems);
+  if (names.length > 2) { // the reader bit after all: both words, and Lance no longer opens the table
+    committed(lfa("invalidate", dsDir, "--field", field, flag, String(names[1]), "--reader-bit"), last + 1, "lfa invalidate (both words)", problems);
     await refusesToOpen(dsDir, name, problems);
     invalid.add(names[1]);
     evalAgrees(dsDir, field, last + 1, back.rows, assigned, invalid, stable, problems);

@@ -53,5 +53,9 @@ echo "== lfa and $release committing to one table at once (FA-CONC-11)"
 node interop/onto_race.mjs --release "$release" --lfa "$lfa" --work "$out/race" || status=1
 echo "== feature bits by $release (02§7)"
 node interop/probe_flags.mjs --release "$release" --set-flags "$set_flags" --work "$out/flags" 2>/dev/null || status=1
+echo "== the released-writer matrix of $release (spec/C-released-lance.md)"
+node interop/matrix.mjs --release "$release" --lfa "$lfa" --work "$out/matrix" --markdown "$out/matrix.md" 2>/dev/null ||
+  status=1
+python3 interop/spec_matrix.py check spec/C-released-lance.md "$release" "$out/matrix.md" || status=1
 [ "${status:-0}" -eq 0 ] && echo "lance lane $release: lfa agrees with Lance" || echo "lance lane $release: FAILED"
 exit ${status:-0}

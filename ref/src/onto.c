@@ -267,12 +267,13 @@ static lfa_status move_hint(const onto *o, uint64_t version, const char *uuid, l
 /* [FA-FLAG-1] [FA-FLAG-2] the marker in the writer word, and in the reader
  * word unless the caller asks for the writer word alone or P carries it in
  * the writer word alone (whoever tracked the table chose that policy, and a
- * later commit keeps it); every other bit of P's words kept, except the
+ * later commit keeps it unless asked for the reader bit); every other bit of P's words kept, except the
  * upstream draft's marker on a table that has descriptors, which the
  * marker replaces [FA-FLAG-7]. */
-static void mark(Lance__Table__Manifest *m, bool head_tracked, bool writer_bit_only) {
-  writer_bit_only |= (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0 &&
-                     (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) == 0;
+static void mark(Lance__Table__Manifest *m, bool head_tracked, const lfa_onto_request *req) {
+  bool writer_bit_only = req->writer_bit_only || (!req->reader_bit &&
+                                                  (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0 &&
+                                                  (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) == 0);
   if (head_tracked) {
     m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
     m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
@@ -305,7 +306,7 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
   ts.seconds = o->req->timestamp_seconds, ts.nanos = o->req->timestamp_nanos;
   m.version = o->n.version, m.writer_version = &writer, m.timestamp = &ts, m.transaction_file = txn_name;
   m.field_assignment_states = states, m.n_field_assignment_states = o->n.n_tracked;
-  mark(&m, o->snap.file.manifest->n_field_assignment_states > 0, o->req->writer_bit_only);
+  mark(&m, o->snap.file.manifest->n_field_assignment_states > 0, o->req);
   o->reader_flags = m.reader_feature_flags, o->writer_flags = m.writer_feature_flags;
   lfa_buf txn_bytes = {0}, bytes = {0};
   st = lfa_transaction_encode(&txn_bytes, &txn, err);

@@ -49,6 +49,9 @@ typedef struct lfa_onto_request {
    * this is set, or the head has it in the writer word alone (its policy is
    * kept): then in the writer word alone (03§1). */
   bool writer_bit_only;
+  /* Both words even on a head marked in the writer word alone: the owner
+   * now locks older readers out too. Not with writer_bit_only. */
+  bool reader_bit;
   uint64_t seed;             /* the uuids of the objects and the transaction */
   int64_t timestamp_seconds; /* the manifest's timestamp */
   int32_t timestamp_nanos;
