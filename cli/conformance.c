@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "lfa/conformance.h"
 #include "lfa/fs.h"
@@ -114,47 +115,24 @@ typedef struct suite_run {
 
 /* ---- arguments --------------------------------------------------------------------------- */
 
-static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "lfa conformance: %s%s%s%s\n(see lfa conformance --help)\n", what, arg ? " '" : "", arg ? arg : "",
-          arg ? "'" : "");
-  return LFA_EXIT_UNUSABLE;
-}
-
 /* LFA_EXIT_OK when usable; -1 after --help. */
 static int parse_args(args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->suite = "conformance";
-  a->timeout = 60;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool takes = strcmp(o, "--adapter") == 0 || strcmp(o, "--filter") == 0 || strcmp(o, "--expected-failures") == 0 ||
-                 strcmp(o, "--junit") == 0 || strcmp(o, "--suite") == 0 || strcmp(o, "--work") == 0 ||
-                 strcmp(o, "--timeout") == 0;
-    if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) return fputs(HELP, stdout), -1;
-    if (strcmp(o, "--tap") == 0) {
-      a->tap = true;
-      continue;
-    }
-    if (!takes) return usage_error("unexpected argument", o);
-    if (v == NULL || v[0] == '\0') return usage_error("a value must follow", o);
-    i++;
-    if (strcmp(o, "--adapter") == 0) a->adapter = v;
-    else if (strcmp(o, "--expected-failures") == 0) a->expected_failures = v;
-    else if (strcmp(o, "--junit") == 0) a->junit = v;
-    else if (strcmp(o, "--suite") == 0) a->suite = v;
-    else if (strcmp(o, "--work") == 0) a->work = v;
-    else if (strcmp(o, "--filter") == 0) {
-      if (a->n_filters == sizeof a->filters / sizeof a->filters[0]) return usage_error("too many filters at", v);
-      a->filters[a->n_filters++] = v;
-    } else {
-      char *end;
-      unsigned long t = strtoul(v, &end, 10);
-      if (*end != '\0' || v[0] < '0' || v[0] > '9' || t == 0 || t > 86400)
-        return usage_error("--timeout needs a number of seconds from 1 to 86400, got", v);
-      a->timeout = (unsigned)t;
-    }
-  }
-  return LFA_EXIT_OK;
+  uint64_t timeout = 60;
+  const lfa_cli_option opts[] = {
+      {"--tap", LFA_CLI_FLAG, &a->tap, NULL, 1, 0, 0},
+      {"--adapter", LFA_CLI_TEXT, &a->adapter, NULL, 1, 0, 0},
+      {"--expected-failures", LFA_CLI_TEXT, &a->expected_failures, NULL, 1, 0, 0},
+      {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
+      {"--suite", LFA_CLI_TEXT, &a->suite, NULL, 1, 0, 0},
+      {"--work", LFA_CLI_TEXT, &a->work, NULL, 1, 0, 0},
+      {"--filter", LFA_CLI_TEXT, a->filters, &a->n_filters, sizeof a->filters / sizeof a->filters[0], 0, 0},
+      {"--timeout", LFA_CLI_U64, &timeout, NULL, 1, 1, 86400},
+  };
+  int r = lfa_cli_parse("conformance", HELP, opts, sizeof opts / sizeof opts[0], NULL, 0, argc, argv);
+  a->timeout = (unsigned)timeout;
+  return r < 0 ? -1 : r == 0 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
 }
 
 /* ---- the suite ---------------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/dataset.h"
@@ -211,19 +212,15 @@ typedef struct dump_args {
 static int parse_args(dump_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
-    char *end;
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(HELP, stdout);
       exit(LFA_EXIT_OK);
-    } else if (strcmp(argv[i], "--json") == 0) {
+    } else if (strcmp(argv[i], "--json") == 0 && !a->json) {
       a->json = 1;
-    } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
-      a->version = strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || argv[i][0] == '\0' || argv[i][0] == '-') {
-        fprintf(stderr, "lfa dump: --version needs a version number, got '%s'\n", argv[i]);
-        return 0;
-      }
-      a->has_version = 1;
+    } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc && !a->has_version &&
+               lfa_cli_value_ok(argv[i + 1], false)) {
+      if (!lfa_cli_u64(&a->version, "dump", argv[i], argv[i + 1], 0, UINT64_MAX)) return 0;
+      a->has_version = 1, i++;
     } else if (argv[i][0] != '-' && a->dataset == NULL) {
       a->dataset = argv[i];
     } else {
