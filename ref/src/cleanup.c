@@ -583,10 +583,7 @@ static lfa_status load_root(lfa_root **out, bool *owned, const planner *p, const
   *out = c != NULL ? c->find(c->ctx, LFA_OBJECT_ROOT, path, f->size_bytes) : NULL;
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = lfa_fs_read(&bytes, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && bytes.len != f->size_bytes)
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, bytes.len,
-                  f->size_bytes);
+  lfa_status st = lfa_object_read(&bytes, NULL, path, f, err);
   if (st == LFA_OK) st = lfa_root_decode(out, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   *owned = st == LFA_OK;

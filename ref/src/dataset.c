@@ -269,10 +269,18 @@ static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, 
   return st;
 }
 
-/* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const lfa_snapshot *s, const char *path,
-                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  lfa_status st = lfa_fs_read_in(out, s->fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+/* Reads an assignment object and checks its size [FA-STORE-5]: first the
+ * file's size, so that an object whose size already contradicts size_bytes
+ * is that error, not a reader limit [FA-LIMIT-2], however large it is. */
+lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
+                           lfa_error *err) {
+  uint64_t size = 0;
+  memset(out, 0, sizeof *out);
+  lfa_status st = LFA_OK;
+  if (lfa_fs_size_in(fs, path, &size) && size != f->size_bytes)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %" PRIu64 " bytes, size_bytes says %" PRIu64, size,
+                  f->size_bytes);
+  if (st == LFA_OK) st = lfa_fs_read_in(out, fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
   if (st == LFA_OK && out->len != f->size_bytes) {
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
                   f->size_bytes);
@@ -288,7 +296,7 @@ static lfa_status load_bitmap(roaring_bitmap_t **out, lfa_snapshot *s, const cha
   *out = cache_find(s, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, path, f, err);
+  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
@@ -304,7 +312,7 @@ static lfa_status load_root(lfa_root **out, lfa_snapshot *s, const char *path,
   *out = cache_find(s, LFA_OBJECT_ROOT, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, path, f, err);
+  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_root_decode(out, bytes.data, bytes.len, err);

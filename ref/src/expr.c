@@ -479,19 +479,6 @@ static lfa_status object_path(char *path, size_t cap, const char *dataset, const
   return st;
 }
 
-/* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const char *path, const Lance__Table__FieldAssignmentFile *f,
-                              lfa_error *err) {
-  lfa_status st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && out->len != f->size_bytes) {
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
-                  f->size_bytes);
-    lfa_buf_free(out);
-  }
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
-  return st;
-}
-
 /* [FA-EXPR-9] an object that cannot be used fails the query; the error
  * keeps the rule it broke, or cites FA-EXPR-9 (a missing file, say). */
 static lfa_status object_failed(lfa_status st, lfa_error *err) {
@@ -507,7 +494,7 @@ static lfa_status load_root(lfa_expr_binding *b, const char *dataset, const lfa_
   b->root = cache_find(b, LFA_OBJECT_ROOT, path, rf->size_bytes);
   if (b->root != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  st = read_object(&bytes, path, rf, err);
+  st = lfa_object_read(&bytes, NULL, path, rf, err);
   if (st == LFA_OK) {
     b->roots_read++;
     st = lfa_root_decode(&b->root, bytes.data, bytes.len, err);
@@ -570,7 +557,7 @@ static lfa_status load_bitmap(lfa_expr_binding *b, size_t i, const char *dataset
   rows = cache_find(b, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (rows == NULL) {
     lfa_buf bytes = {0};
-    st = read_object(&bytes, path, f, err);
+    st = lfa_object_read(&bytes, NULL, path, f, err);
     if (st == LFA_OK) {
       b->bitmaps_read++;
       st = lfa_bitmap_decode(&rows, bytes.data, bytes.len, err);

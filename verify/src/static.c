@@ -81,15 +81,24 @@ void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, co
 }
 
 /* A reader call's failure as one finding. `fallback` names the rule when
- * the reader gave none (a missing file, bytes that are not protobuf). */
-static void report_failure(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback) {
+ * the reader gave none (a missing file, bytes that are not protobuf).
+ * `whole_version`: the failure leaves the version unchecked. */
+static void report_limited(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback,
+                           bool whole_version) {
   char file[LFA_PATH_BYTES_MAX];
   vf_locate(&w, file, sizeof file, e->msg, NULL);
-  if (e->status == LFA_ERR_LIMIT) /* [FA-VERIFY-6] a limit says nothing about the dataset */
-    lfa_findings_add(c->findings, &w, "FA-LIMIT-2", LFA_SEVERITY_WARNING,
-                     "not checked: over a reader limit of lfa (not a violation): %s", e->msg);
+  /* [FA-VERIFY-6] a limit says nothing about the dataset; but a version not
+   * checked at all is an error, so that no exit status says it passed */
+  if (e->status == LFA_ERR_LIMIT)
+    lfa_findings_add(c->findings, &w, "FA-LIMIT-2", whole_version ? LFA_SEVERITY_ERROR : LFA_SEVERITY_WARNING,
+                     "%s: over a reader limit of lfa (not a violation): %s",
+                     whole_version ? "this version is not checked at all" : "not checked", e->msg);
   else
     lfa_findings_add(c->findings, &w, e->rule ? e->rule : fallback, LFA_SEVERITY_ERROR, "%s", e->msg);
+}
+
+static void report_failure(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback) {
+  report_limited(c, w, e, fallback, false);
 }
 
 static lfa_where at(const vf_version *v) { return (lfa_where){.version = v->version, .file = v->manifest_path}; }
@@ -162,7 +171,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   }
   lfa_buf_free(&bytes);
   if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
-  if (*m == NULL) report_failure(c, at(v), &e, "FA-LANCE-1"); /* [FA-LANCE-1] not a manifest file */
+  if (*m == NULL) report_limited(c, at(v), &e, "FA-LANCE-1", true); /* [FA-LANCE-1] not a manifest file */
   return LFA_OK;
 }
 

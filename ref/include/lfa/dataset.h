@@ -119,6 +119,14 @@ lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const 
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
                                      const lfa_object_cache *cache, lfa_error *err);
 
+/* Reads the assignment object `f` describes, resolved to `path`, on `fs`
+ * (NULL: POSIX), whole, and checks its length [FA-STORE-5]: first the
+ * file's size, so an object whose size contradicts size_bytes is that
+ * error whatever its size, never a reader limit. Errors are prefixed with
+ * f->path. OWNERSHIP: out->data is the caller's. */
+lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
+                           lfa_error *err);
+
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the
  * snapshot was opened on. */
