@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lfa/escape.h"
+
 enum { OPTIONS_MAX = 32 };
 
 bool lfa_cli_value_ok(const char *text, bool signed_number) {
@@ -103,4 +105,12 @@ int lfa_cli_parse(const char *cmd, const char *help, const lfa_cli_option *opts,
     pos[n_given++] = arg;
   }
   return 1;
+}
+
+void lfa_cli_fail(const char *cmd, const char *subject, const char *message) {
+  fprintf(stderr, "lfa %s: ", cmd);
+  lfa_put_text(stderr, subject);
+  fputs(": ", stderr);
+  lfa_put_text(stderr, message);
+  fputc('\n', stderr);
 }

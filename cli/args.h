@@ -41,4 +41,9 @@ bool lfa_cli_u64(uint64_t *out, const char *cmd, const char *opt, const char *te
  * (a negative number is allowed when `signed_number`); "" may be. */
 bool lfa_cli_value_ok(const char *text, bool signed_number);
 
+/* The one line a command prints on stderr when it fails:
+ * "lfa CMD: SUBJECT: MESSAGE", the subject (a path as given) and the
+ * message (which names files read) shown escaped, so it stays one line. */
+void lfa_cli_fail(const char *cmd, const char *subject, const char *message);
+
 #endif

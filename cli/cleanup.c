@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "json.h"
 #include "lfa/cleanup.h"
+#include "lfa/escape.h"
 
 static const char HELP[] =
     "usage: lfa cleanup DATASET [--keep-from V] [--keep V]... [--clone DIR]...\n"
@@ -155,49 +156,56 @@ static void reason_of(char *out, size_t cap, const lfa_cleanup_plan *pl, const l
 
 /* ---- text ------------------------------------------------------------------------------ */
 
+/* Names and paths are shown escaped (lfa/escape.h): a newline in a file
+ * name must not forge a "keep" line, nor an escape sequence hide one. */
 static void text_versions(FILE *out, const lfa_cleanup_plan *pl) {
   for (size_t i = 0; i < pl->n_versions; i++) {
     const lfa_cleanup_version *v = &pl->versions[i];
-    if (v->keep == LFA_CLEANUP_REMOVED) fprintf(out, "  remove version %" PRIu64 " (%s)\n", v->version, v->file);
-    else if (v->keep == LFA_CLEANUP_TAGGED) fprintf(out, "  keep   version %" PRIu64 " (tagged: %s)\n", v->version, v->tag);
-    else fprintf(out, "  keep   version %" PRIu64 " (%s)\n", v->version, lfa_cleanup_keep_name(v->keep));
+    if (v->keep == LFA_CLEANUP_REMOVED) fprintf(out, "  remove version %" PRIu64 " (", v->version), lfa_put_text(out, v->file);
+    else if (v->keep == LFA_CLEANUP_TAGGED) fprintf(out, "  keep   version %" PRIu64 " (tagged: ", v->version), lfa_put_text(out, v->tag);
+    else fprintf(out, "  keep   version %" PRIu64 " (%s", v->version, lfa_cleanup_keep_name(v->keep));
+    fputs(")\n", out);
   }
 }
 
 static void text_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run) {
-  fprintf(out, "cleanup of %s (now %" PRId64 ", grace %" PRIu64 " s)%s\n", pl->dir, pl->now, pl->grace_seconds,
+  fputs("cleanup of ", out), lfa_put_text(out, pl->dir);
+  fprintf(out, " (now %" PRId64 ", grace %" PRIu64 " s)%s\n", pl->now, pl->grace_seconds,
           dry_run ? ": dry run, nothing is deleted" : "");
-  for (size_t d = 1; d < pl->n_datasets; d++)
-    fprintf(out, "counting every version of %s %s\n", pl->datasets[d].kind == LFA_CLEANUP_BRANCH ? "branch" : "clone",
-            pl->datasets[d].dir);
+  for (size_t d = 1; d < pl->n_datasets; d++) {
+    fprintf(out, "counting every version of %s ", pl->datasets[d].kind == LFA_CLEANUP_BRANCH ? "branch" : "clone");
+    lfa_put_text(out, pl->datasets[d].dir), fputc('\n', out);
+  }
   fprintf(out, "versions:\n");
   text_versions(out, pl);
   fprintf(out, "objects:\n");
   for (size_t i = 0; i < pl->n_objects; i++) {
     char why[2048];
     reason_of(why, sizeof why, pl, &pl->objects[i]);
-    fprintf(out, "  %s %s (%" PRIu64 " bytes): %s\n", lfa_cleanup_deletes(pl->objects[i].verdict) ? "delete" : "keep  ",
-            pl->objects[i].path, pl->objects[i].size, why);
+    fprintf(out, "  %s ", lfa_cleanup_deletes(pl->objects[i].verdict) ? "delete" : "keep  ");
+    lfa_put_text(out, pl->objects[i].path);
+    fprintf(out, " (%" PRIu64 " bytes): ", pl->objects[i].size), lfa_put_text(out, why), fputc('\n', out);
   }
   for (size_t i = 0; i < pl->n_notes; i++) {
     const lfa_cleanup_note *n = &pl->notes[i];
-    fprintf(out, "%s %s: %s\n", lfa_cleanup_level_name(n->level), n->rule, n->message);
+    fprintf(out, "%s %s: ", lfa_cleanup_level_name(n->level), n->rule), lfa_put_text(out, n->message), fputc('\n', out);
   }
   if (pl->notes_dropped > 0) fprintf(out, "(%zu more notes not kept)\n", pl->notes_dropped);
 }
 
 static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
   totals t = count(pl);
+  lfa_put_text(out, pl->dir);
   if (done == NULL)
-    fprintf(out, "%s: would remove %zu versions and delete %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
-            pl->dir, t.versions_removed, t.objects_deleted, t.bytes_deleted, t.objects_kept,
+    fprintf(out, ": would remove %zu versions and delete %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
+            t.versions_removed, t.objects_deleted, t.bytes_deleted, t.objects_kept,
             pl->blocked ? "; blocked: nothing is deleted (see the error notes)" : "");
   else
-    fprintf(out, "%s: removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n", pl->dir,
+    fprintf(out, ": removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
             done->manifests_deleted, done->objects_deleted, done->bytes_deleted, t.objects_kept,
             pl->blocked ? "; blocked: nothing was deleted (see the error notes)" : "");
   if (done != NULL && done->new_versions)
-    fprintf(out, "%s: a version was committed since the plan: no object deleted, run cleanup again\n", pl->dir);
+    fputs("a version was committed since the plan: no object deleted, run cleanup again\n", out);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -327,7 +335,7 @@ int lfa_cli_cleanup(int argc, char **argv) {
   lfa_cleanup_plan plan;
   lfa_error err = {0};
   if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
-    fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("cleanup", a.dataset, err.msg);
     lfa_cleanup_plan_free(&plan);
     return LFA_EXIT_UNUSABLE;
   }
@@ -336,7 +344,7 @@ int lfa_cli_cleanup(int argc, char **argv) {
   bool ok = a.dry_run || lfa_cleanup_execute(&done, &plan, &err) == LFA_OK;
   if (a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
   else text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
-  if (!ok) fprintf(stderr, "lfa cleanup: %s: stopped: %s\n", a.dataset, err.msg);
+  if (!ok) lfa_error_prefix(&err, "stopped"), lfa_cli_fail("cleanup", a.dataset, err.msg);
   bool findings = count(&plan).errors > 0 || plan.blocked;
   int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);

@@ -29,6 +29,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "lfa/escape.h"
 #include "lfa/conformance.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
@@ -268,7 +269,8 @@ static bool wait_adapter(pid_t pid, unsigned timeout, int *status) {
   }
 }
 
-/* The last line the adapter printed, for crash messages. */
+/* The last line the adapter printed, for crash messages: its bytes as
+ * they are (NUL ends it), escaped by each output's writer. */
 static void last_line(char *out, size_t cap, const char *log) {
   lfa_buf bytes = {0};
   lfa_error err = {0};
@@ -279,7 +281,7 @@ static void last_line(char *out, size_t cap, const char *log) {
   size_t start = end;
   while (start > 0 && bytes.data[start - 1] != '\n') start--;
   size_t n = end - start < cap - 1 ? end - start : cap - 1;
-  for (size_t i = 0; i < n; i++) out[i] = bytes.data[start + i] >= 32 && bytes.data[start + i] < 127 ? (char)bytes.data[start + i] : '?';
+  if (n > 0) memcpy(out, bytes.data + start, n); /* an empty log has no data at all */
   out[n] = '\0';
   lfa_buf_free(&bytes);
 }
@@ -448,8 +450,9 @@ static void print_text(const suite_run *r) {
     const case_result *c = &r->cases[i];
     if (is_pass(c->verdict) && !c->listed) continue;
     if (is_pass(c->verdict)) printf("FAIL  %s: stale: listed as an expected failure, but it passes\n", c->name);
-    else if (c->verdict == V_SKIP) printf("SKIP  %s: %s\n", c->name, c->message);
-    else printf("%s %s: %s: %s\n", c->listed ? "XFAIL" : "FAIL ", c->name, VERDICT_NAMES[c->verdict], c->message);
+    else if (c->verdict == V_SKIP) printf("SKIP  %s: ", c->name);
+    else printf("%s %s: %s: ", c->listed ? "XFAIL" : "FAIL ", c->name, VERDICT_NAMES[c->verdict]);
+    if (!is_pass(c->verdict)) lfa_put_text(stdout, c->message), putchar('\n'); /* the adapter's words: any bytes */
   }
 }
 
@@ -459,26 +462,18 @@ static void print_tap(const suite_run *r) {
     const case_result *c = &r->cases[i];
     bool ok = (is_pass(c->verdict) && !c->listed) || c->verdict == V_SKIP;
     printf("%s %zu - %s", ok ? "ok" : "not ok", i + 1, c->name);
-    if (c->verdict == V_SKIP) printf(" # SKIP %s", c->message);
+    if (c->verdict == V_SKIP) printf(" # SKIP "), lfa_put_text(stdout, c->message);
     else if (c->listed && is_bad(c->verdict)) printf(" # TODO expected failure");
     printf("\n");
     if (ok) continue;
-    printf("  ---\n  verdict: %s\n  message: \"", is_pass(c->verdict) ? "stale" : VERDICT_NAMES[c->verdict]);
-    const char *m = is_pass(c->verdict) ? "listed as an expected failure, but it passes" : c->message;
-    for (const char *p = m; *p; p++) printf(*p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    printf("\"\n  ...\n");
+    printf("  ---\n  verdict: %s\n  message: ", is_pass(c->verdict) ? "stale" : VERDICT_NAMES[c->verdict]);
+    /* a JSON string is a YAML double-quoted scalar: valid for any bytes */
+    lfa_put_json(stdout, is_pass(c->verdict) ? "listed as an expected failure, but it passes" : c->message);
+    printf("\n  ...\n");
   }
 }
 
-static void xml_text(FILE *f, const char *s) {
-  for (; *s; s++) {
-    if (*s == '<') fputs("&lt;", f);
-    else if (*s == '>') fputs("&gt;", f);
-    else if (*s == '&') fputs("&amp;", f);
-    else if (*s == '"') fputs("&quot;", f);
-    else fputc(*s, f);
-  }
-}
+static void xml_text(FILE *f, const char *s) { lfa_put_xml(f, s); }
 
 static lfa_status write_junit(const suite_run *r, const tally *t, lfa_error *err) {
   FILE *f = fopen(r->a->junit, "w");
@@ -574,10 +569,10 @@ int lfa_cli_conformance(int argc, char **argv) {
     steps += r.cases[i].steps, checks += r.cases[i].checks, versions += r.cases[i].versions;
   printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", a.tap ? "# " : "",
          steps, checks, versions);
-  printf("%sconformance: %zu scenarios against %s: %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
+  printf("%sconformance: %zu scenarios against ", a.tap ? "# " : "", r.n_cases), lfa_put_text(stdout, adapter_name);
+  printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
          "%zu crashed, %zu timed out, %zu expected failures, %zu stale\n",
-         a.tap ? "# " : "", r.n_cases, adapter_name, t.passed, t.refused, t.failed,
-         t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
+         t.passed, t.refused, t.failed, t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
   if (!r.remove_work) printf("%swork directory kept: %s\n", a.tap ? "# " : "", r.work);
   bool bad = t.failed + t.crashed + t.timed_out + t.stale > 0 || st != LFA_OK;
   free_run(&r);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "lfa/dataset.h"
+#include "lfa/escape.h"
 #include "lfa/transaction.h"
 
 static const char HELP[] =
@@ -82,14 +83,14 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
       fprintf(out, "    %" PRIu64 ": physical_rows %" PRIu64 ", deleted %" PRIu64 ", live %" PRIu64 "\n", f->id,
               f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
     for (size_t k = 0; k < f->n_files; k++) {
-      fprintf(out, "      %s  fields [", f->files[k]->path);
+      fputs("      ", out), lfa_put_text(out, f->files[k]->path), fputs("  fields [", out);
       for (size_t j = 0; j < f->files[k]->n_fields; j++)
         fprintf(out, "%s%d", j ? "," : "", f->files[k]->fields[j]);
       fputs("]\n", out);
     }
     for (size_t k = 0; k < f->n_overlays; k++) { /* spec §14: coverage, never assignment state */
       const Lance__Table__DataOverlayFile *o = f->overlays[k];
-      fprintf(out, "      overlay %s  fields [", o->data_file ? o->data_file->path : "?");
+      fputs("      overlay ", out), lfa_put_text(out, o->data_file ? o->data_file->path : "?"), fputs("  fields [", out);
       for (size_t j = 0; o->data_file != NULL && j < o->data_file->n_fields; j++)
         fprintf(out, "%s%d", j ? "," : "", o->data_file->fields[j]);
       fprintf(out, "]  committed_version %" PRIu64 "\n", o->committed_version);
@@ -101,8 +102,9 @@ static void text_tracked(FILE *out, const lfa_snapshot *s) {
   fprintf(out, "  tracked fields: %zu\n", s->n_tracked);
   for (size_t t = 0; t < s->n_tracked; t++) {
     const lfa_tracked_field *tf = &s->tracked[t];
-    fprintf(out, "    field %d (%s): root %s, %" PRIu64 " bytes%s\n", tf->field_id, field_name(s, tf->field_id),
-            tf->root_file->path, tf->root_file->size_bytes, tf->count == 0 ? ", no row assigned" : "");
+    fprintf(out, "    field %d (", tf->field_id), lfa_put_text(out, field_name(s, tf->field_id));
+    fputs("): root ", out), lfa_put_text(out, tf->root_file->path);
+    fprintf(out, ", %" PRIu64 " bytes%s\n", tf->root_file->size_bytes, tf->count == 0 ? ", no row assigned" : "");
     for (size_t k = 0; k < tf->count; k++) {
       const lfa_fragment_assignment *a = &tf->fragments[k];
       size_t i = lfa_snapshot_fragment(s, a->fragment_id);
@@ -122,7 +124,8 @@ static void text_version(FILE *out, const lfa_snapshot *s) {
   print_flags(out, m->writer_feature_flags);
   fprintf(out, "\n  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
-    fprintf(out, "    %d %s (parent %d)\n", m->fields[i]->id, m->fields[i]->name, m->fields[i]->parent_id);
+    fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
+        fprintf(out, " (parent %d)\n", m->fields[i]->parent_id);
   text_fragments(out, s);
   text_tracked(out, s);
   fputc('\n', out);
@@ -235,8 +238,9 @@ static int parse_args(dump_args *a, int argc, char **argv) {
 static void print_versions(const dump_args *a, const lfa_version_list *versions, const lfa_snapshot *snaps,
                            size_t n) {
   if (!a->json) {
-    printf("dataset %s: %zu versions, %s names (metadata only: .lance data files are never read)\n\n",
-           a->dataset, versions->count, versions->naming == LFA_NAMING_V2 ? "V2" : "V1");
+    fputs("dataset ", stdout), lfa_put_text(stdout, a->dataset); /* names are shown escaped: any bytes */
+    printf(": %zu versions, %s names (metadata only: .lance data files are never read)\n\n", versions->count,
+           versions->naming == LFA_NAMING_V2 ? "V2" : "V1");
     for (size_t i = 0; i < n; i++) text_version(stdout, &snaps[i]);
     return;
   }
@@ -284,7 +288,7 @@ int lfa_cli_dump(int argc, char **argv) {
     lfa_fs_names_free(&names);
   }
   if (st != LFA_OK) {
-    fprintf(stderr, "lfa dump: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("dump", a.dataset, err.msg);
     return LFA_EXIT_UNUSABLE;
   }
   return LFA_EXIT_OK;

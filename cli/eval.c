@@ -289,8 +289,9 @@ int lfa_cli_eval(int argc, char **argv) {
   }
   if (st == LFA_OK) return LFA_EXIT_OK;
   /* one line; the rule goes last unless the message already cites it */
-  if (err.rule != NULL && strstr(err.msg, err.rule) == NULL)
-    fprintf(stderr, "lfa eval: %s: %s [%s]\n", a.dataset, err.msg, err.rule);
-  else fprintf(stderr, "lfa eval: %s: %s\n", a.dataset, err.msg);
+  char msg[LFA_ERROR_MSG_MAX + 64];
+  if (err.rule != NULL && strstr(err.msg, err.rule) == NULL) snprintf(msg, sizeof msg, "%s [%s]", err.msg, err.rule);
+  else snprintf(msg, sizeof msg, "%s", err.msg);
+  lfa_cli_fail("eval", a.dataset, msg);
   return LFA_EXIT_UNUSABLE;
 }

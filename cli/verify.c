@@ -105,7 +105,7 @@ int lfa_cli_verify(int argc, char **argv) {
   lfa_verify_result r;
   lfa_error err = {0};
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
-    fprintf(stderr, "lfa verify: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("verify", a.dataset, err.msg);
     lfa_verify_result_free(&r);
     return LFA_EXIT_UNUSABLE;
   }
