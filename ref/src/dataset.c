@@ -394,7 +394,7 @@ static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
   s->n_tracked = n;
   /* readers sort; order on disk is FA-STORE-2, a writer rule */
   qsort(s->tracked, n, sizeof *s->tracked, by_field_id);
-  return LFA_OK;
+  return lfa_field_index_make(&s->fields, m, err);
 }
 
 /* ---- the snapshot ----------------------------------------------------------------- */
@@ -485,10 +485,16 @@ lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const 
   return st;
 }
 
+/* tracked[] is sorted by field id (list_tracked): a binary search keeps
+ * a snapshot with many tracked fields linear in them, not quadratic. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
-  for (size_t i = 0; i < snap->n_tracked; i++)
-    if (snap->tracked[i].field_id == field_id) return i;
-  return SIZE_MAX;
+  size_t lo = 0, hi = snap->n_tracked;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (snap->tracked[mid].field_id < field_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < snap->n_tracked && snap->tracked[lo].field_id == field_id ? lo : SIZE_MAX;
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {
@@ -507,16 +513,14 @@ void lfa_snapshot_free(lfa_snapshot *snap) {
     for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_row_ids_free(&snap->row_ids[i]);
   free(snap->row_ids);
   free(snap->by_id);
+  lfa_field_index_free(&snap->fields);
   lfa_transaction_free(snap->txn_file);
   lfa_manifest_file_free(&snap->file);
   memset(snap, 0, sizeof *snap);
 }
 
 const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t field_id) {
-  const Lance__Table__Manifest *m = snap->file.manifest;
-  for (size_t i = 0; i < m->n_fields; i++)
-    if (m->fields[i]->id == field_id) return m->fields[i];
-  return NULL;
+  return lfa_field_index_find(&snap->fields, field_id);
 }
 
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {

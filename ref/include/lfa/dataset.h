@@ -76,6 +76,7 @@ typedef struct lfa_snapshot {
   size_t n_tracked;
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
+  lfa_field_index fields;                 /* schema fields by id (lfa_snapshot_field); owned */
   const lfa_object_cache *cache;          /* NULL, or the cache that owns every root, partial
                                              bitmap and deletion set above (borrowed) */
   uint64_t objects_decoded;               /* roots, bitmaps, deletion files decoded (not from the cache) */
