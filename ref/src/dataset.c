@@ -203,9 +203,30 @@ static lfa_status read_external(lfa_buf *out, const lfa_snapshot *s, const char 
 
 /* [FA-LANCE-7] with stable row ids every fragment has a sequence as long as
  * its physical rows. */
+/* [FA-LIMIT-1] Every sequence expands to its fragment's physical_rows ids
+ * (FA-LANCE-7), so their sum bounds the snapshot's ids before any is
+ * expanded: the per-sequence limit alone let one small manifest ask for
+ * several GiB. */
+static lfa_status check_row_id_budget(const Lance__Table__Manifest *m, lfa_error *err) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    const Lance__Table__DataFragment *f = m->fragments[i];
+    if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET) continue;
+    total += f->physical_rows < LFA_SNAPSHOT_ROW_IDS_MAX ? f->physical_rows : LFA_SNAPSHOT_ROW_IDS_MAX + 1ull;
+    if (total > LFA_SNAPSHOT_ROW_IDS_MAX)
+      return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
+                      "its row id sequences expand to more than LFA_SNAPSHOT_ROW_IDS_MAX (%u) ids together (fragment "
+                      "%" PRIu64 " reaches it)",
+                      LFA_SNAPSHOT_ROW_IDS_MAX, f->id);
+  }
+  return LFA_OK;
+}
+
 static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   s->stable_row_ids = (m->reader_feature_flags & FLAG_STABLE_ROW_IDS) != 0;
+  lfa_status budget = check_row_id_budget(m, err);
+  if (budget != LFA_OK) return budget;
   s->row_ids = calloc(m->n_fragments ? m->n_fragments : 1, sizeof *s->row_ids);
   if (s->row_ids == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate row id sequences");
   for (size_t i = 0; i < m->n_fragments; i++) {
