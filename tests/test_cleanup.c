@@ -1091,6 +1091,32 @@ static void test_FA_CLEAN_9_missing_object_reported_per_version(void **state) {
   scratch_remove(&s);
 }
 
+/* A writer commits version 5 after the plan (keep_from 3: R1, R2 and Bb
+ * planned). Its writer read the head, and may reuse what the plan would
+ * delete: the run removes the manifests planned but no object, and says
+ * so; the next run plans again. [FA-CLEAN-5] */
+static void test_FA_CLEAN_5_commit_after_the_plan_stops_object_deletion(void **state) {
+  (void)state;
+  scratch s;
+  objs o;
+  lfa_cleanup_plan pl;
+  scratch_make(&s);
+  build(s.p);
+  learn(&o, s.p);
+  lfa_cleanup_options opt = options((int64_t)time(NULL), 3600);
+  opt.has_keep_from = true, opt.keep_from = 3;
+  plan_ok(&pl, s.p, &opt);
+  expect(&pl, o.bb, LFA_CLEANUP_DELETE_REMOVED);
+  write_version(s.p, 4, 5, NULL); /* the concurrent commit */
+  lfa_cleanup_done done = execute(&pl);
+  assert_true(done.new_versions);
+  assert_int_equal(done.manifests_deleted, 2);
+  assert_int_equal(done.objects_deleted, 0);
+  assert_true(exists(s.p, o.r[1]) && exists(s.p, o.r[2]) && exists(s.p, o.bb));
+  lfa_cleanup_plan_free(&pl);
+  scratch_remove(&s);
+}
+
 /* ---- the executor deletes exactly the plan ----------------------------------------------------------- */
 
 /* keep_from 3 plans R1, R2, Bb and two manifests. Before it runs, R2 is
@@ -1141,6 +1167,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CLEAN_6_nothing_outside_own_field_assignments),
       cmocka_unit_test(test_FA_CLEAN_9_missing_object_reported_per_version),
       cmocka_unit_test(test_execute_deletes_only_what_was_planned),
+      cmocka_unit_test(test_FA_CLEAN_5_commit_after_the_plan_stops_object_deletion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
