@@ -53,7 +53,8 @@ static bool store(const char *cmd, const lfa_cli_option *o, size_t n, const char
   switch (o->kind) {
     case LFA_CLI_FLAG: ((bool *)o->out)[n] = true; return true;
     case LFA_CLI_TEXT: ((const char **)o->out)[n] = value; return true;
-    case LFA_CLI_U64: return lfa_cli_u64(&((uint64_t *)o->out)[n], cmd, o->name, value, o->lo, o->hi ? o->hi : UINT64_MAX);
+    case LFA_CLI_U64:
+      return lfa_cli_u64(&((uint64_t *)o->out)[n], cmd, o->name, value, o->lo, o->hi ? o->hi : UINT64_MAX);
     case LFA_CLI_I64: return parse_i64(&((int64_t *)o->out)[n], cmd, o->name, value);
   }
   return false;

@@ -161,9 +161,11 @@ static void reason_of(char *out, size_t cap, const lfa_cleanup_plan *pl, const l
 static void text_versions(FILE *out, const lfa_cleanup_plan *pl) {
   for (size_t i = 0; i < pl->n_versions; i++) {
     const lfa_cleanup_version *v = &pl->versions[i];
-    if (v->keep == LFA_CLEANUP_REMOVED) fprintf(out, "  remove version %" PRIu64 " (", v->version), lfa_put_text(out, v->file);
-    else if (v->keep == LFA_CLEANUP_TAGGED) fprintf(out, "  keep   version %" PRIu64 " (tagged: ", v->version), lfa_put_text(out, v->tag);
-    else fprintf(out, "  keep   version %" PRIu64 " (%s", v->version, lfa_cleanup_keep_name(v->keep));
+    bool removed = v->keep == LFA_CLEANUP_REMOVED, tagged = v->keep == LFA_CLEANUP_TAGGED;
+    fprintf(out, "  %s version %" PRIu64 " (", removed ? "remove" : "keep  ", v->version);
+    if (removed) lfa_put_text(out, v->file);
+    else if (tagged) fputs("tagged: ", out), lfa_put_text(out, v->tag);
+    else fputs(lfa_cleanup_keep_name(v->keep), out);
     fputs(")\n", out);
   }
 }

@@ -656,9 +656,9 @@ static void test_div_cleanup_unreadable_removed_root(void **state) {
 }
 
 /* keep_from 3, and R3, the root of the kept v3, is corrupted: which
- * bitmaps v3 reaches is unknown, so no assignment object is deleted
- * [FA-CLEAN-3]: R1, R2 and Bb, which would go, are blocked. The removed
- * versions' manifests still go (other kinds of files may). The same when
+ * bitmaps v3 reaches is unknown, so nothing is deleted
+ * [FA-CLEAN-3]: R1, R2 and Bb, which would go, are blocked, and so are
+ * the manifests of v1 and v2: a blocked run deletes nothing. The same when
  * the kept version's manifest itself cannot be read. */
 static void test_FA_CLEAN_3_unreadable_kept_root_blocks(void **state) {
   (void)state;

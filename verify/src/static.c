@@ -111,7 +111,8 @@ static lfa_where at(const vf_version *v) { return (lfa_where){.version = v->vers
 static lfa_where at_field(const vf_version *v, const Manifest *m, int32_t field_id) {
   lfa_where w = at(v);
   const Lance__File__Field *f = v->checking != NULL ? lfa_field_index_find(v->checking, field_id) : NULL;
-  w.has_field = true, w.field_id = field_id, w.field_name = v->checking != NULL ? (f ? f->name : NULL) : vf_field_name(m, field_id);
+  w.has_field = true, w.field_id = field_id;
+  w.field_name = v->checking == NULL ? vf_field_name(m, field_id) : f != NULL ? f->name : NULL;
   return w;
 }
 
