@@ -17,6 +17,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "lfa/escape.h"
 #include "json.h"
 #include "lfa/dataset.h"
 #include "lfa/expr.h"
@@ -115,8 +116,9 @@ static lfa_status emit_substrait(const eval_args *a, const lfa_expr_plan *p, con
   if (st == LFA_OK) {
     char path[1024];
     lfa_expr_field_path(path, sizeof path, s, p->field_id);
-    printf("%s: is_assigned(%s), field %d, version %" PRIu64 ", as a Substrait ExtendedExpression (%zu bytes)\n",
-           a->emit, path, p->field_id, s->version, bytes.len);
+    lfa_put_text(stdout, a->emit), fputs(": is_assigned(", stdout), lfa_put_text(stdout, path);
+    printf("), field %d, version %" PRIu64 ", as a Substrait ExtendedExpression (%zu bytes)\n", p->field_id,
+           s->version, bytes.len);
   }
   lfa_buf_free(&bytes);
   return st;
@@ -160,8 +162,10 @@ static void emit_rows(json_writer *w, eval_totals *t, const lfa_expr_scan *scan,
 }
 
 static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
-  printf("dataset %s, version %" PRIu64 ", is_assigned(%s): field %d, %s\n", a->dataset, s->version, path,
-         scan->binding->plan.field_id,
+  /* the dataset argument and field names may hold any bytes: shown escaped */
+  fputs("dataset ", stdout), lfa_put_text(stdout, a->dataset);
+  printf(", version %" PRIu64 ", is_assigned(", s->version), lfa_put_text(stdout, path);
+  printf("): field %d, %s\n", scan->binding->plan.field_id,
          s->stable_row_ids ? "stable row ids" : "address mode (row ids are row addresses)");
   eval_totals t = {0, 0};
   emit_rows(NULL, &t, scan, s);

@@ -51,6 +51,8 @@ check "dump text: one 'tracked fields' line per version, no forged one" valid te
   "assert '\\\\xf5' in t and '\\\\x1b' in t and '\\\\n' in t, t"
 check "dump --json" run_to dump --json "$d"
 check "dump --json is valid" valid json "$tmp/out.1" "assert '\\\\ufffd' in t, t"
+check "eval (text) of the renamed field, by its quoted name" run_to eval "$d" --field "\"$(printf '\355\240\200\365\n\033[2J')\""
+check "eval text is clean" valid text "$tmp/out.1" "assert t.startswith('dataset ') and t.count('\n') > 2 and '\\\\x1b[2J' in t, t"
 check "eval --json (the other field's rows; the names in the header)" run_to eval --json "$d" --field id
 check "eval --json is valid (or refused in one line)" bash -c "[ -s '$tmp/out.1' ] && python3 -c \"import json; json.loads(open('$tmp/out.1', 'rb').read().decode())\" ||
   [ \$(wc -l <'$tmp/err.1') -eq 1 ]"

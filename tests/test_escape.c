@@ -51,6 +51,15 @@ static void test_text_shows_controls_and_bad_bytes_escaped(void **state) {
   char small[5];
   assert_int_equal(lfa_text_escape(small, sizeof small, "\x01\x02"), 8); /* the whole length, as snprintf */
   assert_string_equal(small, "\\x01");
+  assert_int_equal(lfa_text_escape(small, sizeof small, "a\x01" "b"), 6);
+  assert_string_equal(small, "a"); /* whole escapes only, and nothing after one that does not fit */
+  char quoted[LFA_TEXT_SHOWN_MAX + 4], long_name[300];
+  memset(long_name, 'n', sizeof long_name);
+  lfa_text_shown(quoted, sizeof quoted, "ab\ncd", 5);
+  assert_string_equal(quoted, "ab\\ncd");
+  lfa_text_shown(quoted, sizeof quoted, long_name, sizeof long_name);
+  assert_int_equal(strlen(quoted), LFA_TEXT_SHOWN_MAX + 3);
+  assert_string_equal(quoted + LFA_TEXT_SHOWN_MAX, "...");
 }
 
 /* What a writer prints for `s`, captured. */

@@ -50,15 +50,28 @@ static size_t text_unit(char u[16], const char *p, size_t *used) {
 }
 
 size_t lfa_text_escape(char *out, size_t cap, const char *s) {
-  size_t len = 0, used;
+  size_t len = 0, kept = 0, used;
   char u[16];
   for (const char *p = s; *p; p += used) {
     size_t k = text_unit(u, p, &used);
-    if (len + k < cap) memcpy(out + len, u, k);
+    if (kept == len && len + k < cap) memcpy(out + len, u, k), kept += k; /* whole units only, in order */
     len += k;
   }
-  if (cap > 0) out[len < cap ? len : cap - 1] = '\0';
+  if (cap > 0) out[kept] = '\0';
   return len;
+}
+
+void lfa_text_shown(char *out, size_t cap, const char *s, size_t len) {
+  char part[LFA_TEXT_SHOWN_MAX + 1];
+  size_t n = len < LFA_TEXT_SHOWN_MAX ? len : LFA_TEXT_SHOWN_MAX;
+  memcpy(part, s, n);
+  part[n] = '\0';
+  if (cap < 4) {
+    if (cap > 0) out[0] = '\0';
+    return;
+  }
+  size_t whole = lfa_text_escape(out, cap - 3, part);
+  if (n < len || whole >= cap - 3) strcat(out, "...");
 }
 
 void lfa_put_text(FILE *out, const char *s) {

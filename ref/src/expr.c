@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/escape.h"
 #include "lfa/fs.h"
 #include "lfa/root.h"
 
 /* How much of a hostile argument or name an error message quotes. */
-enum { SHOWN_BYTES_MAX = 96 };
+enum { SHOWN_BYTES_MAX = LFA_TEXT_SHOWN_MAX };
 
 /* How deep a field's chain of parents is followed when spelling its path. */
 enum { PATH_DEPTH_MAX = 64 };
@@ -30,16 +31,10 @@ static const char *const SYSTEM_COLUMNS[] = {"_rowid", "_rowaddr", "_rowoffset",
 
 /* ---- quoting ---------------------------------------------------------------------- */
 
-/* Copies at most SHOWN_BYTES_MAX bytes of `s`, control bytes as '?', so a
- * message quoting hostile input stays one short line. */
+/* A short, escaped quotation of hostile input, so a message stays one
+ * line (lfa/escape.h). */
 static void shown(char out[SHOWN_BYTES_MAX + 4], const char *s, size_t len) {
-  size_t n = 0;
-  for (; n < len && n < SHOWN_BYTES_MAX; n++) {
-    unsigned char c = (unsigned char)s[n];
-    out[n] = c < 0x20 || c == 0x7F ? '?' : (char)c;
-  }
-  if (n < len) out[n++] = '.', out[n++] = '.', out[n++] = '.';
-  out[n] = '\0';
+  lfa_text_shown(out, SHOWN_BYTES_MAX + 4, s, len);
 }
 
 static bool bare_byte(unsigned char c, bool first) {
@@ -48,8 +43,8 @@ static bool bare_byte(unsigned char c, bool first) {
 }
 
 /* The canonical spelling of a path of names in the reference grammar: a
- * name that is not bare is quoted ("" for a quote); control bytes become
- * '?' so that it stays one line. Cut at `cap` (at least 1). */
+ * name that is not bare is quoted ("" for a quote); its bytes are kept as
+ * they are (every output escapes them). Cut at `cap` (at least 1). */
 static void spell(char *out, size_t cap, const char *const *names, size_t n) {
   size_t len = 0;
   out[0] = '\0';
@@ -61,7 +56,7 @@ static void spell(char *out, size_t cap, const char *const *names, size_t n) {
     if (!bare && len + 1 < cap) out[len++] = '"';
     for (const char *c = name; *c && len + 2 < cap; c++) {
       if (*c == '"') out[len++] = '"';
-      out[len++] = (unsigned char)*c < 0x20 || *c == 0x7F ? '?' : *c;
+      out[len++] = *c;
     }
     if (!bare && len + 1 < cap) out[len++] = '"';
     out[len] = '\0';

@@ -25,6 +25,13 @@ size_t lfa_utf8_len(const char *s);
 size_t lfa_text_escape(char *out, size_t cap, const char *s);
 void lfa_put_text(FILE *out, const char *s);
 
+/* A short quotation of untrusted input for a message, which must stay one
+ * short line: the first `len` bytes of `s` (at most LFA_TEXT_SHOWN_MAX of
+ * them), escaped as above, whole escapes only, and "..." when anything was
+ * left out; into `out` of `cap` bytes. */
+enum { LFA_TEXT_SHOWN_MAX = 96 };
+void lfa_text_shown(char *out, size_t cap, const char *s, size_t len);
+
 /* A JSON string literal, quotes included (RFC 8259); NULL prints null.
  * Invalid UTF-8 becomes U+FFFD; control characters (C1 and bidirectional
  * controls too, so a terminal showing the JSON is safe) \u escapes. */
