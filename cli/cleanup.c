@@ -10,9 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/cleanup.h"
+#include "lfa/escape.h"
 
 static const char HELP[] =
     "usage: lfa cleanup DATASET [--keep-from V] [--keep V]... [--clone DIR]...\n"
@@ -36,8 +38,11 @@ static const char HELP[] =
     "deleted at once; an object nothing reaches (a failed commit attempt left\n"
     "it) only once it is older than the grace period (its modification time),\n"
     "since an attempt in flight may be about to reference it (FA-CLEAN-5).\n"
-    "If a kept version's root cannot be read, no object is deleted in this run\n"
-    "(FA-CLEAN-3); an unreadable root of a removed version does not stop it\n"
+    "Nothing at all is deleted (no manifest, no object) unless every kept\n"
+    "version, tag and branch and every reference they hold was read and\n"
+    "resolved: an unreadable kept manifest or root, a missing object, a base\n"
+    "path that is relative, a _versions/ that is a link block the run and are\n"
+    "named (FA-CLEAN-3); an unreadable root of a removed version does not stop it\n"
     "(FA-CLEAN-4). Nothing outside DATASET/_field_assignments/ and\n"
     "DATASET/_versions/ is deleted: not another dataset's objects reached\n"
     "through a base path (FA-CLEAN-6), not symbolic links, not transactions,\n"
@@ -52,10 +57,11 @@ static const char HELP[] =
     "  --now UNIX_SECONDS  the clock (default: the current time)\n"
     "  --dry-run         print the plan, delete nothing\n"
     "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
-    "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\"}\n"
+    "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\",\n"
+    "                    \"done\", \"error\"}; printed also when a run stops half way\n"
     "\n"
     "Exit status: 0 done (or planned); 1 the plan has an error note (a kept\n"
-    "root unreadable: nothing under _field_assignments/ deleted, FA-CLEAN-3; a\n"
+    "version not fully read: nothing deleted, FA-CLEAN-3; a\n"
     "kept version's object missing, FA-CLEAN-9; a clone reusing what its source\n"
     "version does not reach, FA-CLEAN-7); 2 unusable input, bad usage, or a\n"
     "file that could not be deleted, with one line on stderr.\n";
@@ -70,71 +76,27 @@ typedef struct cleanup_args {
   lfa_cleanup_options o;
 } cleanup_args;
 
-static bool parse_u64(uint64_t *out, const char *flag, const char *text) {
-  char *end;
-  errno = 0;
-  *out = strtoull(text, &end, 10);
-  if (*end == '\0' && text[0] >= '0' && text[0] <= '9' && errno == 0) return true;
-  fprintf(stderr, "lfa cleanup: %s needs a non-negative integer, got '%s'\n", flag, text);
-  return false;
-}
-
-static bool parse_i64(int64_t *out, const char *flag, const char *text) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  bool digits = text[0] == '-' ? text[1] >= '0' && text[1] <= '9' : text[0] >= '0' && text[0] <= '9';
-  *out = (int64_t)v;
-  if (*end == '\0' && digits && errno == 0) return true;
-  fprintf(stderr, "lfa cleanup: %s needs an integer number of seconds, got '%s'\n", flag, text);
-  return false;
-}
-
-static bool parse_option(cleanup_args *a, const char *arg, const char *value) {
-  lfa_cleanup_options *o = &a->o;
-  if (strcmp(arg, "--keep-from") == 0) return o->has_keep_from = true, parse_u64(&o->keep_from, arg, value);
-  if (strcmp(arg, "--grace") == 0) return parse_u64(&o->grace_seconds, arg, value);
-  if (strcmp(arg, "--now") == 0) return parse_i64(&o->now, arg, value);
-  if (strcmp(arg, "--keep") == 0 && o->n_keep < KEEP_ARGS_MAX) return parse_u64(&a->keep[o->n_keep++], arg, value);
-  if (strcmp(arg, "--clone") == 0 && o->n_datasets < CLONE_ARGS_MAX) return a->clones[o->n_datasets++] = value, true;
-  fprintf(stderr, "lfa cleanup: too many %s options\n", arg);
-  return false;
-}
-
-static bool takes_value(const char *arg) {
-  static const char *const WITH_VALUE[] = {"--keep-from", "--keep", "--clone", "--grace", "--now"};
-  for (size_t i = 0; i < sizeof WITH_VALUE / sizeof WITH_VALUE[0]; i++)
-    if (strcmp(arg, WITH_VALUE[i]) == 0) return true;
-  return false;
-}
-
 static bool parse_args(cleanup_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->o.grace_seconds = LFA_CLEANUP_GRACE_DEFAULT_SECONDS;
   a->o.now = (int64_t)time(NULL);
   a->o.keep = a->keep;
   a->o.datasets = a->clones;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(HELP, stdout);
-      exit(LFA_EXIT_OK);
-    } else if (strcmp(arg, "--json") == 0) {
-      a->json = true;
-    } else if (strcmp(arg, "--dry-run") == 0) {
-      a->dry_run = true;
-    } else if (takes_value(arg) && i + 1 < argc) {
-      if (!parse_option(a, arg, argv[++i])) return false;
-    } else if (arg[0] != '-' && a->dataset == NULL) {
-      a->dataset = arg;
-    } else {
-      fprintf(stderr, "lfa cleanup: unexpected argument '%s'\n%s", arg, HELP);
-      return false;
-    }
-  }
-  if (a->dataset != NULL) return true;
-  fprintf(stderr, "lfa cleanup: missing DATASET\n%s", HELP);
-  return false;
+  size_t has_keep_from = 0;
+  const lfa_cli_option opts[] = {
+      {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--dry-run", LFA_CLI_FLAG, &a->dry_run, NULL, 1, 0, 0},
+      {"--keep-from", LFA_CLI_U64, &a->o.keep_from, &has_keep_from, 1, 0, 0},
+      {"--keep", LFA_CLI_U64, a->keep, &a->o.n_keep, KEEP_ARGS_MAX, 0, 0},
+      {"--clone", LFA_CLI_TEXT, a->clones, &a->o.n_datasets, CLONE_ARGS_MAX, 0, 0},
+      {"--grace", LFA_CLI_U64, &a->o.grace_seconds, NULL, 1, 0, 0},
+      {"--now", LFA_CLI_I64, &a->o.now, NULL, 1, 0, 0},
+  };
+  int r = lfa_cli_parse("cleanup", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
+  if (r < 0) exit(LFA_EXIT_OK);
+  a->o.has_keep_from = has_keep_from > 0;
+  if (r > 0 && a->dataset == NULL) fprintf(stderr, "lfa cleanup: missing DATASET (see lfa cleanup --help)\n");
+  return r > 0 && a->dataset != NULL;
 }
 
 /* ---- what the plan says -------------------------------------------------------------- */
@@ -194,47 +156,58 @@ static void reason_of(char *out, size_t cap, const lfa_cleanup_plan *pl, const l
 
 /* ---- text ------------------------------------------------------------------------------ */
 
+/* Names and paths are shown escaped (lfa/escape.h): a newline in a file
+ * name must not forge a "keep" line, nor an escape sequence hide one. */
 static void text_versions(FILE *out, const lfa_cleanup_plan *pl) {
   for (size_t i = 0; i < pl->n_versions; i++) {
     const lfa_cleanup_version *v = &pl->versions[i];
-    if (v->keep == LFA_CLEANUP_REMOVED) fprintf(out, "  remove version %" PRIu64 " (%s)\n", v->version, v->file);
-    else if (v->keep == LFA_CLEANUP_TAGGED) fprintf(out, "  keep   version %" PRIu64 " (tagged: %s)\n", v->version, v->tag);
-    else fprintf(out, "  keep   version %" PRIu64 " (%s)\n", v->version, lfa_cleanup_keep_name(v->keep));
+    bool removed = v->keep == LFA_CLEANUP_REMOVED, tagged = v->keep == LFA_CLEANUP_TAGGED;
+    fprintf(out, "  %s version %" PRIu64 " (", removed ? "remove" : "keep  ", v->version);
+    if (removed) lfa_put_text(out, v->file);
+    else if (tagged) fputs("tagged: ", out), lfa_put_text(out, v->tag);
+    else fputs(lfa_cleanup_keep_name(v->keep), out);
+    fputs(")\n", out);
   }
 }
 
 static void text_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run) {
-  fprintf(out, "cleanup of %s (now %" PRId64 ", grace %" PRIu64 " s)%s\n", pl->dir, pl->now, pl->grace_seconds,
+  fputs("cleanup of ", out), lfa_put_text(out, pl->dir);
+  fprintf(out, " (now %" PRId64 ", grace %" PRIu64 " s)%s\n", pl->now, pl->grace_seconds,
           dry_run ? ": dry run, nothing is deleted" : "");
-  for (size_t d = 1; d < pl->n_datasets; d++)
-    fprintf(out, "counting every version of %s %s\n", pl->datasets[d].kind == LFA_CLEANUP_BRANCH ? "branch" : "clone",
-            pl->datasets[d].dir);
+  for (size_t d = 1; d < pl->n_datasets; d++) {
+    fprintf(out, "counting every version of %s ", pl->datasets[d].kind == LFA_CLEANUP_BRANCH ? "branch" : "clone");
+    lfa_put_text(out, pl->datasets[d].dir), fputc('\n', out);
+  }
   fprintf(out, "versions:\n");
   text_versions(out, pl);
   fprintf(out, "objects:\n");
   for (size_t i = 0; i < pl->n_objects; i++) {
     char why[2048];
     reason_of(why, sizeof why, pl, &pl->objects[i]);
-    fprintf(out, "  %s %s (%" PRIu64 " bytes): %s\n", lfa_cleanup_deletes(pl->objects[i].verdict) ? "delete" : "keep  ",
-            pl->objects[i].path, pl->objects[i].size, why);
+    fprintf(out, "  %s ", lfa_cleanup_deletes(pl->objects[i].verdict) ? "delete" : "keep  ");
+    lfa_put_text(out, pl->objects[i].path);
+    fprintf(out, " (%" PRIu64 " bytes): ", pl->objects[i].size), lfa_put_text(out, why), fputc('\n', out);
   }
   for (size_t i = 0; i < pl->n_notes; i++) {
     const lfa_cleanup_note *n = &pl->notes[i];
-    fprintf(out, "%s %s: %s\n", lfa_cleanup_level_name(n->level), n->rule, n->message);
+    fprintf(out, "%s %s: ", lfa_cleanup_level_name(n->level), n->rule), lfa_put_text(out, n->message), fputc('\n', out);
   }
   if (pl->notes_dropped > 0) fprintf(out, "(%zu more notes not kept)\n", pl->notes_dropped);
 }
 
 static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
   totals t = count(pl);
+  lfa_put_text(out, pl->dir);
   if (done == NULL)
-    fprintf(out, "%s: would remove %zu versions and delete %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
-            pl->dir, t.versions_removed, t.objects_deleted, t.bytes_deleted, t.objects_kept,
-            pl->blocked ? "; blocked by an unreadable kept root" : "");
+    fprintf(out, ": would remove %zu versions and delete %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
+            t.versions_removed, t.objects_deleted, t.bytes_deleted, t.objects_kept,
+            pl->blocked ? "; blocked: nothing is deleted (see the error notes)" : "");
   else
-    fprintf(out, "%s: removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n", pl->dir,
+    fprintf(out, ": removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
             done->manifests_deleted, done->objects_deleted, done->bytes_deleted, t.objects_kept,
-            pl->blocked ? "; blocked by an unreadable kept root" : "");
+            pl->blocked ? "; blocked: nothing was deleted (see the error notes)" : "");
+  if (done != NULL && done->new_versions)
+    fputs("a version was committed since the plan: no object deleted, run cleanup again\n", out);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -333,10 +306,12 @@ static void json_summary(json_writer *w, const lfa_cleanup_plan *pl, const lfa_c
   json_u64(w, "bytes_deleted", done->bytes_deleted);
   json_u64(w, "already_gone", done->already_gone);
   json_u64(w, "changed", done->changed);
+  json_bool(w, "new_versions", done->new_versions);
   json_close_object(w);
 }
 
-static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const lfa_cleanup_done *done) {
+static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const lfa_cleanup_done *done,
+                      const char *error) {
   json_writer w = {.out = out};
   json_open_object(&w, NULL);
   json_string(&w, "dataset", pl->dir);
@@ -351,6 +326,7 @@ static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const
   json_close_array(&w);
   json_notes(&w, pl);
   json_summary(&w, pl, done);
+  json_string(&w, "error", error);
   json_close_object(&w);
   json_finish(&w);
 }
@@ -361,15 +337,16 @@ int lfa_cli_cleanup(int argc, char **argv) {
   lfa_cleanup_plan plan;
   lfa_error err = {0};
   if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
-    fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("cleanup", a.dataset, err.msg);
     lfa_cleanup_plan_free(&plan);
     return LFA_EXIT_UNUSABLE;
   }
   lfa_cleanup_done done;
+  /* what was done is reported also when the run stops half way */
   bool ok = a.dry_run || lfa_cleanup_execute(&done, &plan, &err) == LFA_OK;
-  if (ok && a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done);
-  if (ok && !a.json) text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
-  if (!ok) fprintf(stderr, "lfa cleanup: %s: %s\n", a.dataset, err.msg);
+  if (a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
+  else text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
+  if (!ok) lfa_error_prefix(&err, "stopped"), lfa_cli_fail("cleanup", a.dataset, err.msg);
   bool findings = count(&plan).errors > 0 || plan.blocked;
   int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);

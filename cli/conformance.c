@@ -27,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
+#include "lfa/escape.h"
 #include "lfa/conformance.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
@@ -114,47 +116,24 @@ typedef struct suite_run {
 
 /* ---- arguments --------------------------------------------------------------------------- */
 
-static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "lfa conformance: %s%s%s%s\n(see lfa conformance --help)\n", what, arg ? " '" : "", arg ? arg : "",
-          arg ? "'" : "");
-  return LFA_EXIT_UNUSABLE;
-}
-
 /* LFA_EXIT_OK when usable; -1 after --help. */
 static int parse_args(args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->suite = "conformance";
-  a->timeout = 60;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool takes = strcmp(o, "--adapter") == 0 || strcmp(o, "--filter") == 0 || strcmp(o, "--expected-failures") == 0 ||
-                 strcmp(o, "--junit") == 0 || strcmp(o, "--suite") == 0 || strcmp(o, "--work") == 0 ||
-                 strcmp(o, "--timeout") == 0;
-    if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) return fputs(HELP, stdout), -1;
-    if (strcmp(o, "--tap") == 0) {
-      a->tap = true;
-      continue;
-    }
-    if (!takes) return usage_error("unexpected argument", o);
-    if (v == NULL || v[0] == '\0') return usage_error("a value must follow", o);
-    i++;
-    if (strcmp(o, "--adapter") == 0) a->adapter = v;
-    else if (strcmp(o, "--expected-failures") == 0) a->expected_failures = v;
-    else if (strcmp(o, "--junit") == 0) a->junit = v;
-    else if (strcmp(o, "--suite") == 0) a->suite = v;
-    else if (strcmp(o, "--work") == 0) a->work = v;
-    else if (strcmp(o, "--filter") == 0) {
-      if (a->n_filters == sizeof a->filters / sizeof a->filters[0]) return usage_error("too many filters at", v);
-      a->filters[a->n_filters++] = v;
-    } else {
-      char *end;
-      unsigned long t = strtoul(v, &end, 10);
-      if (*end != '\0' || v[0] < '0' || v[0] > '9' || t == 0 || t > 86400)
-        return usage_error("--timeout needs a number of seconds from 1 to 86400, got", v);
-      a->timeout = (unsigned)t;
-    }
-  }
-  return LFA_EXIT_OK;
+  uint64_t timeout = 60;
+  const lfa_cli_option opts[] = {
+      {"--tap", LFA_CLI_FLAG, &a->tap, NULL, 1, 0, 0},
+      {"--adapter", LFA_CLI_TEXT, &a->adapter, NULL, 1, 0, 0},
+      {"--expected-failures", LFA_CLI_TEXT, &a->expected_failures, NULL, 1, 0, 0},
+      {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
+      {"--suite", LFA_CLI_TEXT, &a->suite, NULL, 1, 0, 0},
+      {"--work", LFA_CLI_TEXT, &a->work, NULL, 1, 0, 0},
+      {"--filter", LFA_CLI_TEXT, a->filters, &a->n_filters, sizeof a->filters / sizeof a->filters[0], 0, 0},
+      {"--timeout", LFA_CLI_U64, &timeout, NULL, 1, 1, 86400},
+  };
+  int r = lfa_cli_parse("conformance", HELP, opts, sizeof opts / sizeof opts[0], NULL, 0, argc, argv);
+  a->timeout = (unsigned)timeout;
+  return r < 0 ? -1 : r == 0 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
 }
 
 /* ---- the suite ---------------------------------------------------------------------------- */
@@ -290,7 +269,8 @@ static bool wait_adapter(pid_t pid, unsigned timeout, int *status) {
   }
 }
 
-/* The last line the adapter printed, for crash messages. */
+/* The last line the adapter printed, for crash messages: its bytes as
+ * they are (NUL ends it), escaped by each output's writer. */
 static void last_line(char *out, size_t cap, const char *log) {
   lfa_buf bytes = {0};
   lfa_error err = {0};
@@ -301,7 +281,7 @@ static void last_line(char *out, size_t cap, const char *log) {
   size_t start = end;
   while (start > 0 && bytes.data[start - 1] != '\n') start--;
   size_t n = end - start < cap - 1 ? end - start : cap - 1;
-  for (size_t i = 0; i < n; i++) out[i] = bytes.data[start + i] >= 32 && bytes.data[start + i] < 127 ? (char)bytes.data[start + i] : '?';
+  if (n > 0) memcpy(out, bytes.data + start, n); /* an empty log has no data at all */
   out[n] = '\0';
   lfa_buf_free(&bytes);
 }
@@ -470,8 +450,9 @@ static void print_text(const suite_run *r) {
     const case_result *c = &r->cases[i];
     if (is_pass(c->verdict) && !c->listed) continue;
     if (is_pass(c->verdict)) printf("FAIL  %s: stale: listed as an expected failure, but it passes\n", c->name);
-    else if (c->verdict == V_SKIP) printf("SKIP  %s: %s\n", c->name, c->message);
-    else printf("%s %s: %s: %s\n", c->listed ? "XFAIL" : "FAIL ", c->name, VERDICT_NAMES[c->verdict], c->message);
+    else if (c->verdict == V_SKIP) printf("SKIP  %s: ", c->name);
+    else printf("%s %s: %s: ", c->listed ? "XFAIL" : "FAIL ", c->name, VERDICT_NAMES[c->verdict]);
+    if (!is_pass(c->verdict)) lfa_put_text(stdout, c->message), putchar('\n'); /* the adapter's words: any bytes */
   }
 }
 
@@ -481,26 +462,18 @@ static void print_tap(const suite_run *r) {
     const case_result *c = &r->cases[i];
     bool ok = (is_pass(c->verdict) && !c->listed) || c->verdict == V_SKIP;
     printf("%s %zu - %s", ok ? "ok" : "not ok", i + 1, c->name);
-    if (c->verdict == V_SKIP) printf(" # SKIP %s", c->message);
+    if (c->verdict == V_SKIP) printf(" # SKIP "), lfa_put_text(stdout, c->message);
     else if (c->listed && is_bad(c->verdict)) printf(" # TODO expected failure");
     printf("\n");
     if (ok) continue;
-    printf("  ---\n  verdict: %s\n  message: \"", is_pass(c->verdict) ? "stale" : VERDICT_NAMES[c->verdict]);
-    const char *m = is_pass(c->verdict) ? "listed as an expected failure, but it passes" : c->message;
-    for (const char *p = m; *p; p++) printf(*p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    printf("\"\n  ...\n");
+    printf("  ---\n  verdict: %s\n  message: ", is_pass(c->verdict) ? "stale" : VERDICT_NAMES[c->verdict]);
+    /* a JSON string is a YAML double-quoted scalar: valid for any bytes */
+    lfa_put_json(stdout, is_pass(c->verdict) ? "listed as an expected failure, but it passes" : c->message);
+    printf("\n  ...\n");
   }
 }
 
-static void xml_text(FILE *f, const char *s) {
-  for (; *s; s++) {
-    if (*s == '<') fputs("&lt;", f);
-    else if (*s == '>') fputs("&gt;", f);
-    else if (*s == '&') fputs("&amp;", f);
-    else if (*s == '"') fputs("&quot;", f);
-    else fputc(*s, f);
-  }
-}
+static void xml_text(FILE *f, const char *s) { lfa_put_xml(f, s); }
 
 static lfa_status write_junit(const suite_run *r, const tally *t, lfa_error *err) {
   FILE *f = fopen(r->a->junit, "w");
@@ -596,10 +569,10 @@ int lfa_cli_conformance(int argc, char **argv) {
     steps += r.cases[i].steps, checks += r.cases[i].checks, versions += r.cases[i].versions;
   printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", a.tap ? "# " : "",
          steps, checks, versions);
-  printf("%sconformance: %zu scenarios against %s: %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
+  printf("%sconformance: %zu scenarios against ", a.tap ? "# " : "", r.n_cases), lfa_put_text(stdout, adapter_name);
+  printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
          "%zu crashed, %zu timed out, %zu expected failures, %zu stale\n",
-         a.tap ? "# " : "", r.n_cases, adapter_name, t.passed, t.refused, t.failed,
-         t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
+         t.passed, t.refused, t.failed, t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
   if (!r.remove_work) printf("%swork directory kept: %s\n", a.tap ? "# " : "", r.work);
   bool bad = t.failed + t.crashed + t.timed_out + t.stale > 0 || st != LFA_OK;
   free_run(&r);

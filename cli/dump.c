@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/dataset.h"
+#include "lfa/escape.h"
 #include "lfa/limits.h"
 #include "lfa/transaction.h"
 
@@ -93,14 +95,14 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
       fprintf(out, "    %" PRIu64 ": physical_rows %" PRIu64 ", deleted %" PRIu64 ", live %" PRIu64 "\n", f->id,
               f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
     for (size_t k = 0; k < f->n_files; k++) {
-      fprintf(out, "      %s  fields [", f->files[k]->path);
+      fputs("      ", out), lfa_put_text(out, f->files[k]->path), fputs("  fields [", out);
       for (size_t j = 0; j < f->files[k]->n_fields; j++)
         fprintf(out, "%s%d", j ? "," : "", f->files[k]->fields[j]);
       fputs("]\n", out);
     }
     for (size_t k = 0; k < f->n_overlays; k++) { /* spec §14: coverage, never assignment state */
       const Lance__Table__DataOverlayFile *o = f->overlays[k];
-      fprintf(out, "      overlay %s  fields [", o->data_file ? o->data_file->path : "?");
+      fputs("      overlay ", out), lfa_put_text(out, o->data_file ? o->data_file->path : "?"), fputs("  fields [", out);
       for (size_t j = 0; o->data_file != NULL && j < o->data_file->n_fields; j++)
         fprintf(out, "%s%d", j ? "," : "", o->data_file->fields[j]);
       fprintf(out, "]  committed_version %" PRIu64 "\n", o->committed_version);
@@ -112,8 +114,9 @@ static void text_tracked(FILE *out, const lfa_snapshot *s) {
   fprintf(out, "  tracked fields: %zu\n", s->n_tracked);
   for (size_t t = 0; t < s->n_tracked; t++) {
     const lfa_tracked_field *tf = &s->tracked[t];
-    fprintf(out, "    field %d (%s): root %s, %" PRIu64 " bytes%s\n", tf->field_id, field_name(s, tf->field_id),
-            tf->root_file->path, tf->root_file->size_bytes, tf->count == 0 ? ", no row assigned" : "");
+    fprintf(out, "    field %d (", tf->field_id), lfa_put_text(out, field_name(s, tf->field_id));
+    fputs("): root ", out), lfa_put_text(out, tf->root_file->path);
+    fprintf(out, ", %" PRIu64 " bytes%s\n", tf->root_file->size_bytes, tf->count == 0 ? ", no row assigned" : "");
     for (size_t k = 0; k < tf->count; k++) {
       const lfa_fragment_assignment *a = &tf->fragments[k];
       size_t i = lfa_snapshot_fragment(s, a->fragment_id);
@@ -230,7 +233,8 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   print_flags(out, m->writer_feature_flags, tracked);
   fprintf(out, "\n  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
-    fprintf(out, "    %d %s (parent %d)\n", m->fields[i]->id, m->fields[i]->name, m->fields[i]->parent_id);
+    fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
+        fprintf(out, " (parent %d)\n", m->fields[i]->parent_id);
   text_fragments(out, s);
   text_tracked(out, s);
   if (rows) text_rows(out, s);
@@ -335,21 +339,17 @@ typedef struct dump_args {
 static int parse_args(dump_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
-    char *end;
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(HELP, stdout);
       exit(LFA_EXIT_OK);
-    } else if (strcmp(argv[i], "--json") == 0) {
+    } else if (strcmp(argv[i], "--json") == 0 && !a->json) {
       a->json = 1;
-    } else if (strcmp(argv[i], "--rows") == 0) {
+    } else if (strcmp(argv[i], "--rows") == 0 && !a->rows) {
       a->rows = 1;
-    } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
-      a->version = strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || argv[i][0] == '\0' || argv[i][0] == '-') {
-        fprintf(stderr, "lfa dump: --version needs a version number, got '%s'\n", argv[i]);
-        return 0;
-      }
-      a->has_version = 1;
+    } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc && !a->has_version &&
+               lfa_cli_value_ok(argv[i + 1], false)) {
+      if (!lfa_cli_u64(&a->version, "dump", argv[i], argv[i + 1], 0, UINT64_MAX)) return 0;
+      a->has_version = 1, i++;
     } else if (argv[i][0] != '-' && a->dataset == NULL) {
       a->dataset = argv[i];
     } else {
@@ -372,8 +372,9 @@ typedef struct dump_out {
 static void out_begin(dump_out *o, const lfa_version_list *versions) {
   const char *naming = versions->naming == LFA_NAMING_V2 ? "V2" : "V1";
   if (!o->a->json) {
-    printf("dataset %s: %zu versions, %s names (metadata only: .lance data files are never read)\n\n",
-           o->a->dataset, versions->count, naming);
+    fputs("dataset ", stdout), lfa_put_text(stdout, o->a->dataset); /* names are shown escaped: any bytes */
+    printf(": %zu versions, %s names (metadata only: .lance data files are never read)\n\n", versions->count,
+           naming);
     return;
   }
   o->w = (json_writer){.out = stdout};
@@ -391,7 +392,7 @@ static void out_version(dump_out *o, const lfa_snapshot *s) {
 
 static void out_error(dump_out *o, uint64_t version, const lfa_error *err) {
   if (o->a->json) json_version_error(&o->w, version, err);
-  else printf("version %" PRIu64 ": unreadable: %s\n\n", version, err->msg);
+  else printf("version %" PRIu64 ": unreadable: ", version), lfa_put_text(stdout, err->msg), fputs("\n\n", stdout);
   o->failed++;
 }
 
@@ -421,7 +422,9 @@ static int dump_versions(const dump_args *a, const lfa_version_list *versions) {
   for (size_t i = 0; a->has_version && i < versions->count; i++)
     if (versions->entries[i].version == a->version) only = &versions->entries[i];
   if (a->has_version && only == NULL) {
-    fprintf(stderr, "lfa dump: %s: version %" PRIu64 " does not exist\n", a->dataset, a->version);
+    char missing[64];
+    snprintf(missing, sizeof missing, "version %" PRIu64 " does not exist", a->version);
+    lfa_cli_fail("dump", a->dataset, missing);
     return LFA_EXIT_UNUSABLE;
   }
   out_begin(&o, versions);
@@ -429,8 +432,10 @@ static int dump_versions(const dump_args *a, const lfa_version_list *versions) {
     if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i]);
   out_end(&o);
   if (o.failed == 0) return LFA_EXIT_OK;
-  fprintf(stderr, "lfa dump: %s: %zu of %zu versions could not be read (each reported above)\n",
-          a->dataset, o.failed, o.failed + o.printed);
+  char summary[96];
+  snprintf(summary, sizeof summary, "%zu of %zu versions could not be read (each reported above)", o.failed,
+           o.failed + o.printed);
+  lfa_cli_fail("dump", a->dataset, summary);
   return LFA_EXIT_FINDINGS;
 }
 
@@ -441,7 +446,7 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_version_list versions;
   lfa_names names;
   if (lfa_dataset_versions(&versions, &names, a.dataset, &err) != LFA_OK) {
-    fprintf(stderr, "lfa dump: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("dump", a.dataset, err.msg);
     return LFA_EXIT_UNUSABLE;
   }
   int code = dump_versions(&a, &versions);

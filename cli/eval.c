@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
+#include "lfa/escape.h"
 #include "json.h"
 #include "lfa/dataset.h"
 #include "lfa/expr.h"
@@ -114,8 +116,9 @@ static lfa_status emit_substrait(const eval_args *a, const lfa_expr_plan *p, con
   if (st == LFA_OK) {
     char path[1024];
     lfa_expr_field_path(path, sizeof path, s, p->field_id);
-    printf("%s: is_assigned(%s), field %d, version %" PRIu64 ", as a Substrait ExtendedExpression (%zu bytes)\n",
-           a->emit, path, p->field_id, s->version, bytes.len);
+    lfa_put_text(stdout, a->emit), fputs(": is_assigned(", stdout), lfa_put_text(stdout, path);
+    printf("), field %d, version %" PRIu64 ", as a Substrait ExtendedExpression (%zu bytes)\n", p->field_id,
+           s->version, bytes.len);
   }
   lfa_buf_free(&bytes);
   return st;
@@ -159,8 +162,10 @@ static void emit_rows(json_writer *w, eval_totals *t, const lfa_expr_scan *scan,
 }
 
 static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
-  printf("dataset %s, version %" PRIu64 ", is_assigned(%s): field %d, %s\n", a->dataset, s->version, path,
-         scan->binding->plan.field_id,
+  /* the dataset argument and field names may hold any bytes: shown escaped */
+  fputs("dataset ", stdout), lfa_put_text(stdout, a->dataset);
+  printf(", version %" PRIu64 ", is_assigned(", s->version), lfa_put_text(stdout, path);
+  printf("): field %d, %s\n", scan->binding->plan.field_id,
          s->stable_row_ids ? "stable row ids" : "address mode (row ids are row addresses)");
   eval_totals t = {0, 0};
   emit_rows(NULL, &t, scan, s);
@@ -244,43 +249,24 @@ static int usage_error(const char *why, const char *arg) {
   return 0;
 }
 
-/* The option at argv[i] that takes a value, into *out once. */
-static int take_value(const char **out, int *i, char **argv, const char *twice) {
-  if (*out != NULL) return usage_error(twice, argv[*i + 1]);
-  *out = argv[++*i];
-  return 1;
-}
-
 static int parse_args(eval_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
-  for (int i = 1; i < argc; i++) {
-    char *end;
-    bool has_value = i + 1 < argc;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(HELP, stdout);
-      exit(LFA_EXIT_OK);
-    } else if (strcmp(argv[i], "--json") == 0) {
-      a->json = true;
-    } else if (strcmp(argv[i], "--field") == 0 && has_value) {
-      /* [FA-EXPR-4] item 1: is_assigned takes exactly one argument */
-      if (!take_value(&a->field, &i, argv, "is_assigned takes exactly one field, --field is given again:")) return 0;
-    } else if (strcmp(argv[i], "--substrait") == 0 && has_value) {
-      if (!take_value(&a->substrait, &i, argv, "--substrait is given again:")) return 0;
-    } else if (strcmp(argv[i], "--emit-substrait") == 0 && has_value) {
-      if (!take_value(&a->emit, &i, argv, "--emit-substrait is given again:")) return 0;
-    } else if (strcmp(argv[i], "--relation") == 0 && has_value) {
-      if (!take_value(&a->relation, &i, argv, "--relation is given again:")) return 0;
-    } else if (strcmp(argv[i], "--version") == 0 && has_value) {
-      a->version = strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || argv[i][0] == '\0' || argv[i][0] == '-')
-        return usage_error("--version needs a version number, got", argv[i]);
-      a->has_version = true;
-    } else if (argv[i][0] != '-' && a->dataset == NULL) {
-      a->dataset = argv[i];
-    } else {
-      return usage_error("unexpected argument", argv[i]);
-    }
-  }
+  const char *fields[2] = {NULL, NULL};
+  size_t n_fields = 0, has_version = 0;
+  const lfa_cli_option opts[] = {
+      {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--field", LFA_CLI_TEXT, fields, &n_fields, 2, 0, 0}, /* a second one is said below */
+      {"--substrait", LFA_CLI_TEXT, &a->substrait, NULL, 1, 0, 0},
+      {"--emit-substrait", LFA_CLI_TEXT, &a->emit, NULL, 1, 0, 0},
+      {"--relation", LFA_CLI_TEXT, &a->relation, NULL, 1, 0, 0},
+      {"--version", LFA_CLI_U64, &a->version, &has_version, 1, 0, 0},
+  };
+  int r = lfa_cli_parse("eval", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
+  if (r < 0) exit(LFA_EXIT_OK);
+  if (r == 0) return 0;
+  a->field = fields[0], a->has_version = has_version > 0;
+  /* [FA-EXPR-4] item 1: is_assigned takes exactly one argument */
+  if (n_fields > 1) return usage_error("is_assigned takes exactly one field, --field is given again:", fields[1]);
   if (a->dataset == NULL) return usage_error("missing DATASET", NULL);
   if (a->field != NULL && a->substrait != NULL)
     return usage_error("is_assigned takes exactly one argument: give --field or --substrait, not both", NULL);
@@ -307,8 +293,9 @@ int lfa_cli_eval(int argc, char **argv) {
   }
   if (st == LFA_OK) return LFA_EXIT_OK;
   /* one line; the rule goes last unless the message already cites it */
-  if (err.rule != NULL && strstr(err.msg, err.rule) == NULL)
-    fprintf(stderr, "lfa eval: %s: %s [%s]\n", a.dataset, err.msg, err.rule);
-  else fprintf(stderr, "lfa eval: %s: %s\n", a.dataset, err.msg);
+  char msg[LFA_ERROR_MSG_MAX + 64];
+  if (err.rule != NULL && strstr(err.msg, err.rule) == NULL) snprintf(msg, sizeof msg, "%s [%s]", err.msg, err.rule);
+  else snprintf(msg, sizeof msg, "%s", err.msg);
+  lfa_cli_fail("eval", a.dataset, msg);
   return LFA_EXIT_UNUSABLE;
 }

@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 
+#include "lfa/escape.h"
+
 static void put_quoted(FILE *out, const char *s);
 
 static void item(json_writer *w, const char *key) {
@@ -39,40 +41,9 @@ void json_close_object(json_writer *w) { close_scope(w, '}'); }
 void json_open_array(json_writer *w, const char *key) { open_scope(w, key, '['); }
 void json_close_array(json_writer *w) { close_scope(w, ']'); }
 
-/* Length of the well-formed UTF-8 sequence at p, or 0 (RFC 3629). */
-static int utf8_len(const unsigned char *p) {
-  int n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
-  for (int i = 1; i < n; i++)
-    if ((p[i] & 0xC0) != 0x80) return 0;
-  if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
-  if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
-  return n;
-}
-
-/* Names come from hostile files: control bytes are escaped and invalid
- * UTF-8 becomes U+FFFD, so the output is always valid JSON. */
-static void put_quoted(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-    else if (*p == '\n') fputs("\\n", out);
-    else if (*p < 0x20 || *p == 0x7F) fprintf(out, "\\u%04x", *p);
-    else if (*p < 0x80) fputc(*p, out);
-    else {
-      int n = utf8_len(p);
-      if (n == 0) {
-        fputs("\\ufffd", out);
-        p++;
-        continue;
-      }
-      fwrite(p, 1, (size_t)n, out);
-      p += n;
-      continue;
-    }
-    p++;
-  }
-  fputc('"', out);
-}
+/* Names come from hostile files: the one JSON string writer (lfa/escape.h)
+ * keeps the output valid JSON whatever their bytes. */
+static void put_quoted(FILE *out, const char *s) { lfa_put_json(out, s); }
 
 void json_string(json_writer *w, const char *key, const char *value) {
   item(w, key);

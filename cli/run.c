@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/fs.h"
@@ -77,26 +78,14 @@ static int usage_error(const char *what, const char *arg) {
 /* LFA_EXIT_OK when the arguments are usable; -1 after --help. */
 static int parse_args(run_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(HELP, stdout);
-      return -1;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      a->json = true;
-    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      char *end;
-      errno = 0;
-      a->seed = strtoull(argv[++i], &end, 10);
-      if (*end != '\0' || argv[i][0] < '0' || argv[i][0] > '9' || errno == ERANGE)
-        return usage_error("--seed needs a number from 0 to 2^64-1, got", argv[i]);
-    } else if (argv[i][0] != '-' && a->scenario == NULL) {
-      a->scenario = argv[i];
-    } else if (argv[i][0] != '-' && a->out_dir == NULL) {
-      a->out_dir = argv[i];
-    } else {
-      return usage_error("unexpected argument", argv[i]);
-    }
-  }
+  const char *pos[2];
+  const lfa_cli_option opts[] = {
+      {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--seed", LFA_CLI_U64, &a->seed, NULL, 1, 0, 0},
+  };
+  int r = lfa_cli_parse("run", HELP, opts, sizeof opts / sizeof opts[0], pos, 2, argc, argv);
+  if (r <= 0) return r < 0 ? -1 : LFA_EXIT_UNUSABLE;
+  a->scenario = pos[0], a->out_dir = pos[1];
   if (a->scenario == NULL) return usage_error("missing SCENARIO.json", NULL);
   if (a->out_dir == NULL) return usage_error("missing OUT_DIR", NULL);
   return LFA_EXIT_OK;

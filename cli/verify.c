@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "lfa/verify.h"
 
@@ -66,43 +67,21 @@ typedef struct verify_args {
   lfa_verify_options range;
 } verify_args;
 
-static bool parse_version(uint64_t *out, const char *flag, const char *text) {
-  char *end;
-  errno = 0;
-  *out = strtoull(text, &end, 10);
-  if (*end == '\0' && text[0] >= '0' && text[0] <= '9' && errno == 0) return true;
-  fprintf(stderr, "lfa verify: %s needs a version number, got '%s'\n", flag, text);
-  return false;
-}
-
 static bool parse_args(verify_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    bool has_value = i + 1 < argc;
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(HELP, stdout);
-      exit(LFA_EXIT_OK);
-    } else if (strcmp(arg, "--json") == 0) {
-      a->json = true;
-    } else if (strcmp(arg, "--full") == 0) {
-      a->range.full = true;
-    } else if (strcmp(arg, "--junit") == 0 && has_value) {
-      a->junit = argv[++i];
-    } else if (strcmp(arg, "--from") == 0 && has_value) {
-      if (!parse_version(&a->range.from, arg, argv[++i])) return false;
-      a->range.has_from = true;
-    } else if (strcmp(arg, "--to") == 0 && has_value) {
-      if (!parse_version(&a->range.to, arg, argv[++i])) return false;
-      a->range.has_to = true;
-    } else if (arg[0] != '-' && a->dataset == NULL) {
-      a->dataset = arg;
-    } else {
-      fprintf(stderr, "lfa verify: unexpected argument '%s'\n%s", arg, HELP);
-      return false;
-    }
-  }
-  if (a->dataset == NULL) fprintf(stderr, "lfa verify: missing DATASET\n%s", HELP);
+  size_t has_from = 0, has_to = 0;
+  const lfa_cli_option opts[] = {
+      {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--full", LFA_CLI_FLAG, &a->range.full, NULL, 1, 0, 0},
+      {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
+      {"--from", LFA_CLI_U64, &a->range.from, &has_from, 1, 0, 0},
+      {"--to", LFA_CLI_U64, &a->range.to, &has_to, 1, 0, 0},
+  };
+  int r = lfa_cli_parse("verify", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
+  if (r < 0) exit(LFA_EXIT_OK);
+  a->range.has_from = has_from > 0, a->range.has_to = has_to > 0;
+  if (r == 0) return false;
+  if (a->dataset == NULL) fprintf(stderr, "lfa verify: missing DATASET (see lfa verify --help)\n");
   else if (a->range.has_from && a->range.has_to && a->range.from > a->range.to)
     fprintf(stderr, "lfa verify: --from %" PRIu64 " is after --to %" PRIu64 "\n", a->range.from, a->range.to);
   else return true;
@@ -127,7 +106,7 @@ int lfa_cli_verify(int argc, char **argv) {
   lfa_verify_result r;
   lfa_error err = {0};
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
-    fprintf(stderr, "lfa verify: %s: %s\n", a.dataset, err.msg);
+    lfa_cli_fail("verify", a.dataset, err.msg);
     lfa_verify_result_free(&r);
     return LFA_EXIT_UNUSABLE;
   }

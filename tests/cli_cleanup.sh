@@ -112,14 +112,14 @@ check "a second run has nothing left to delete" cj "$tmp/s" "
 assert s['versions_removed'] == 0 and s['objects_deleted'] == 0 and d['done']['objects_deleted'] == 0
 " --keep-from 4
 
-# An unreadable root of a kept version (R6, v4's) blocks every object
-# deletion (FA-CLEAN-3): exit 1, R2 and OLD stay; the manifests of the
-# removed versions still go.
+# An unreadable root of a kept version (R6, v4's) blocks every deletion
+# (FA-CLEAN-3): exit 1, R2 and OLD stay, and so do the manifests of the
+# versions the plan would remove.
 check "second sample" sample "$tmp/b"
 printf 'xyz' >"$tmp/b/$R6"
 check "a kept root unreadable: blocked, exit 1" exits 1 "$lfa" cleanup "$tmp/b" --keep-from 4
-check "blocked: no object deleted, removed manifests gone" bash -c "cd '$tmp/b' && [ -e '$R2' ] && [ -e '$OLD' ] &&
-  [ \"\$(ls _versions)\" = \"\$(printf '4.manifest\n5.manifest')\" ]"
+check "blocked: no object deleted, no manifest deleted" bash -c "cd '$tmp/b' && [ -e '$R2' ] && [ -e '$OLD' ] &&
+  [ \"\$(ls _versions | wc -l)\" = 5 ]"
 check "blocked plan (JSON) names the root and the version" cj "$tmp/b" "
 assert d['blocked'] is True
 n = [x for x in d['notes'] if x['rule'] == 'FA-CLEAN-3']

@@ -270,9 +270,10 @@ static void shallow_clone(const lfa_history *h, uint64_t version, const char *di
 
 /* Writes version `to` of the dataset at `dir` as its writer would: version
  * `from`'s manifest and inline transaction with the number changed and,
- * when `root` is given, the descriptor's root replaced. (The reference
- * writer takes no commit after a clone: FA-CLONE-4 is not implemented.) */
-static void write_version(const char *dir, uint64_t from, uint64_t to, AssignmentFile *root) {
+ * when `root` is given, the descriptor's root replaced; when `base` is
+ * given, base_paths is {1: base, a dataset root}. (The reference writer
+ * takes no commit after a clone: FA-CLONE-4 is not implemented.) */
+static void write_version_based(const char *dir, uint64_t from, uint64_t to, AssignmentFile *root, char *base) {
   char rel[64];
   size_t len;
   lfa_manifest_file mf;
@@ -283,15 +284,24 @@ static void write_version(const char *dir, uint64_t from, uint64_t to, Assignmen
   assert_ok(lfa_manifest_file_decode(&mf, bytes, len, &err), &err);
   Lance__Table__FieldAssignmentState *d = mf.manifest->field_assignment_states[0];
   AssignmentFile *own = d->root;
+  Lance__Table__BasePath b = LANCE__TABLE__BASE_PATH__INIT, *bases[] = {&b}, **own_bases = mf.manifest->base_paths;
+  size_t n_own_bases = mf.manifest->n_base_paths;
+  b.id = 1, b.is_dataset_root = true, b.path = base;
   mf.manifest->version = to;
   if (root != NULL) d->root = root;
+  if (base != NULL) mf.manifest->base_paths = bases, mf.manifest->n_base_paths = 1;
   assert_ok(lfa_manifest_file_encode(&out, mf.manifest, mf.transaction, &err), &err);
   d->root = own; /* the decoded manifest frees its own */
+  mf.manifest->base_paths = own_bases, mf.manifest->n_base_paths = n_own_bases;
   snprintf(rel, sizeof rel, "_versions/%" PRIu64 ".manifest", to);
   plant(dir, rel, out.data, out.len, (int64_t)time(NULL));
   lfa_buf_free(&out);
   lfa_manifest_file_free(&mf);
   free(bytes);
+}
+
+static void write_version(const char *dir, uint64_t from, uint64_t to, AssignmentFile *root) {
+  write_version_based(dir, from, to, root, NULL);
 }
 
 /* A root written in the clone at `dir`, at `rel`: the entries of the
@@ -646,9 +656,9 @@ static void test_div_cleanup_unreadable_removed_root(void **state) {
 }
 
 /* keep_from 3, and R3, the root of the kept v3, is corrupted: which
- * bitmaps v3 reaches is unknown, so no assignment object is deleted
- * [FA-CLEAN-3]: R1, R2 and Bb, which would go, are blocked. The removed
- * versions' manifests still go (other kinds of files may). The same when
+ * bitmaps v3 reaches is unknown, so nothing is deleted
+ * [FA-CLEAN-3]: R1, R2 and Bb, which would go, are blocked, and so are
+ * the manifests of v1 and v2: a blocked run deletes nothing. The same when
  * the kept version's manifest itself cannot be read. */
 static void test_FA_CLEAN_3_unreadable_kept_root_blocks(void **state) {
   (void)state;
@@ -674,10 +684,14 @@ static void test_FA_CLEAN_3_unreadable_kept_root_blocks(void **state) {
   expect(&pl, o.r[4], LFA_CLEANUP_KEEP_REACHABLE);
   int before = count_files(s.p, "_field_assignments");
   assert_int_equal(before, 7);
+  /* blocked deletes nothing, manifests included: the plan holds them */
+  expect_keep(&pl, 1, LFA_CLEANUP_HELD);
+  expect_keep(&pl, 2, LFA_CLEANUP_HELD);
   lfa_cleanup_done done = execute(&pl);
   assert_int_equal(done.objects_deleted, 0);
-  assert_int_equal(done.manifests_deleted, 2);
+  assert_int_equal(done.manifests_deleted, 0);
   assert_int_equal(count_files(s.p, "_field_assignments"), 7);
+  assert_true(exists(s.p, "_versions/1.manifest") && exists(s.p, "_versions/2.manifest"));
   lfa_cleanup_plan_free(&pl);
   scratch_remove(&s);
   scratch_make(&s);
@@ -689,6 +703,88 @@ static void test_FA_CLEAN_3_unreadable_kept_root_blocks(void **state) {
   assert_int_equal(note_with(&pl, "FA-CLEAN-3")->version, 3);
   expect(&pl, o.r[1], LFA_CLEANUP_KEEP_BLOCKED);
   lfa_cleanup_plan_free(&pl);
+  scratch_remove(&s);
+}
+
+/* ---- FA-CLEAN-3: what cannot be resolved blocks everything ------------------------------------------- */
+
+/* Version 5 copies v4 with a root of its own whose partials (Ba, Bc) go
+ * through base 1, a dataset root naming the dataset itself by `base` (valid
+ * under FA-CLEAN-6; the version reads whole). keep_from 5 removes v1..v4,
+ * so only v5 reaches Ba and Bc. */
+static void self_based_version(objs *o, char *rel, size_t cap, AssignmentFile *rf, const char *dir, char *base) {
+  build(dir);
+  learn(o, dir);
+  write_local_root(rf, rel, cap, dir, dir, o->r[4], o->field_id);
+  write_version_based(dir, 4, 5, rf, base);
+}
+
+/* Moved away from the place its base path names, v5's partials lead to no
+ * file: which files they meant is unknown, so the run deletes nothing, not
+ * even the manifests of v1..v4; moved back, every version still reads
+ * (before, Ba and Bc were deleted as reached by removed versions only). */
+static void test_FA_CLEAN_3_moved_dataset_blocks(void **state) {
+  (void)state;
+  scratch s;
+  objs o;
+  char rel[160], abs[PATH_MAX], moved[PATH_MAX];
+  AssignmentFile rf;
+  lfa_cleanup_plan pl;
+  scratch_make(&s);
+  assert_int_equal(mkdir(s.p, 0777), 0);
+  assert_non_null(realpath(s.p, abs));
+  assert_int_equal(rmdir(s.p), 0);
+  self_based_version(&o, rel, sizeof rel, &rf, s.p, abs);
+  lfa_snapshot snap;
+  load_version(&snap, s.p, 5); /* it reads whole through the base */
+  lfa_snapshot_free(&snap);
+  snprintf(moved, sizeof moved, "%s-moved", s.p);
+  assert_int_equal(rename(s.p, moved), 0);
+  lfa_cleanup_options opt = options((int64_t)time(NULL), 3600);
+  opt.has_keep_from = true, opt.keep_from = 5;
+  plan_ok(&pl, moved, &opt);
+  assert_true(pl.blocked);
+  assert_true(notes_with(&pl, "FA-CLEAN-9") >= 2); /* Ba and Bc, each named */
+  expect_keep(&pl, 1, LFA_CLEANUP_HELD);
+  expect(&pl, o.ba, LFA_CLEANUP_KEEP_BLOCKED);
+  expect(&pl, o.bc, LFA_CLEANUP_KEEP_BLOCKED);
+  lfa_cleanup_done done = execute(&pl);
+  assert_int_equal(done.manifests_deleted + done.objects_deleted, 0);
+  lfa_cleanup_plan_free(&pl);
+  assert_int_equal(rename(moved, s.p), 0);
+  for (uint64_t v = 1; v <= 5; v++) {
+    load_version(&snap, s.p, v);
+    lfa_snapshot_free(&snap);
+  }
+  scratch_remove(&s);
+}
+
+/* A relative base path would be resolved against the working directory:
+ * from the directory above the dataset it names the dataset, from
+ * anywhere else nothing. The verdict must not depend on `cd`: blocked from
+ * both, with the base named. */
+static void test_FA_CLEAN_3_relative_base_path_blocks(void **state) {
+  (void)state;
+  scratch s;
+  objs o;
+  char rel[160], base[] = "p", cwd[PATH_MAX];
+  AssignmentFile rf;
+  lfa_cleanup_plan pl;
+  scratch_make(&s);
+  self_based_version(&o, rel, sizeof rel, &rf, s.p, base);
+  lfa_cleanup_options opt = options((int64_t)time(NULL), 3600);
+  opt.has_keep_from = true, opt.keep_from = 5;
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  const char *from[] = {s.base, "/"};
+  for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(chdir(from[i]), 0);
+    plan_ok(&pl, s.p, &opt);
+    assert_int_equal(chdir(cwd), 0);
+    assert_true(pl.blocked);
+    assert_non_null(strstr(note_with(&pl, "FA-CLEAN-3")->message, "relative"));
+    expect(&pl, o.ba, LFA_CLEANUP_KEEP_BLOCKED);
+    lfa_cleanup_plan_free(&pl);
+  }
   scratch_remove(&s);
 }
 
@@ -956,7 +1052,8 @@ static void test_FA_CLEAN_6_nothing_outside_own_field_assignments(void **state) 
 /* Ba is listed by the roots of v2, v3 and v4. Deleted by hand, each of
  * those versions is unreadable: the verifier reports the missing object
  * against each of them (and not v1) [FA-CLEAN-9], and the planner, which
- * keeps every version here, says so for each. */
+ * keeps every version here, says so for each, and deletes nothing
+ * [FA-CLEAN-3]. */
 static void test_FA_CLEAN_9_missing_object_reported_per_version(void **state) {
   (void)state;
   scratch s;
@@ -987,7 +1084,35 @@ static void test_FA_CLEAN_9_missing_object_reported_per_version(void **state) {
     if (strcmp(pl.notes[i].rule, "FA-CLEAN-9") == 0 && pl.notes[i].version <= 4) noted[pl.notes[i].version] = true;
   assert_false(noted[1]);
   assert_true(noted[2] && noted[3] && noted[4]);
-  assert_false(pl.blocked); /* a missing bitmap hides nothing: the roots were read */
+  /* [FA-CLEAN-3] a reference that leads to no file may have meant one of
+   * this dataset's under another name (a base that moved): it blocks */
+  assert_true(pl.blocked);
+  lfa_cleanup_plan_free(&pl);
+  scratch_remove(&s);
+}
+
+/* A writer commits version 5 after the plan (keep_from 3: R1, R2 and Bb
+ * planned). Its writer read the head, and may reuse what the plan would
+ * delete: the run removes the manifests planned but no object, and says
+ * so; the next run plans again. [FA-CLEAN-5] */
+static void test_FA_CLEAN_5_commit_after_the_plan_stops_object_deletion(void **state) {
+  (void)state;
+  scratch s;
+  objs o;
+  lfa_cleanup_plan pl;
+  scratch_make(&s);
+  build(s.p);
+  learn(&o, s.p);
+  lfa_cleanup_options opt = options((int64_t)time(NULL), 3600);
+  opt.has_keep_from = true, opt.keep_from = 3;
+  plan_ok(&pl, s.p, &opt);
+  expect(&pl, o.bb, LFA_CLEANUP_DELETE_REMOVED);
+  write_version(s.p, 4, 5, NULL); /* the concurrent commit */
+  lfa_cleanup_done done = execute(&pl);
+  assert_true(done.new_versions);
+  assert_int_equal(done.manifests_deleted, 2);
+  assert_int_equal(done.objects_deleted, 0);
+  assert_true(exists(s.p, o.r[1]) && exists(s.p, o.r[2]) && exists(s.p, o.bb));
   lfa_cleanup_plan_free(&pl);
   scratch_remove(&s);
 }
@@ -1033,6 +1158,8 @@ int main(void) {
       cmocka_unit_test(test_FA_CLEAN_5_grace_period_boundaries),
       cmocka_unit_test(test_div_cleanup_unreadable_removed_root),
       cmocka_unit_test(test_FA_CLEAN_3_unreadable_kept_root_blocks),
+      cmocka_unit_test(test_FA_CLEAN_3_moved_dataset_blocks),
+      cmocka_unit_test(test_FA_CLEAN_3_relative_base_path_blocks),
       cmocka_unit_test(test_div_cleanup_keeps_parent_bitmap_of_branch_root),
       cmocka_unit_test(test_FA_CLEAN_2_named_clone_counts_and_FA_CLEAN_8_tag),
       cmocka_unit_test(test_FA_CLEAN_7_clone_reuses_beyond_its_source),
@@ -1040,6 +1167,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CLEAN_6_nothing_outside_own_field_assignments),
       cmocka_unit_test(test_FA_CLEAN_9_missing_object_reported_per_version),
       cmocka_unit_test(test_execute_deletes_only_what_was_planned),
+      cmocka_unit_test(test_FA_CLEAN_5_commit_after_the_plan_stops_object_deletion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,9 @@
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
 #include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "lfa/pb.h"
+#include "rowids.pb-c.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"
 
@@ -354,6 +357,56 @@ static void test_FA_LANCE_4_and_10_base_structure(void **state) {
   remove_tree(dir);
 }
 
+/* Version 6 of the sample, rewritten: 8 fragments of LFA_ROW_IDS_MAX rows
+ * with stable row ids, each sequence one range segment (a few bytes), no
+ * tracked field. Each sequence is within its own limit; together they
+ * would expand to 8 GiB of ids. The snapshot refuses them before
+ * expanding any [FA-LIMIT-1], naming LFA_SNAPSHOT_ROW_IDS_MAX [FA-LIMIT-2]. */
+static void test_FA_LIMIT_1_row_ids_budgeted_per_snapshot(void **state) {
+  (void)state;
+  enum { FRAGS = 8 };
+  char dir[LFA_PATH_BYTES_MAX], path[LFA_PATH_BYTES_MAX + 32];
+  make_sample(dir);
+  lfa_error err = {0};
+  lfa_buf in = {0}, seq[FRAGS] = {{0}}, out = {0};
+  lfa_manifest_file mf;
+  snprintf(path, sizeof path, "%s/_versions/5.manifest", dir);
+  assert_ok(lfa_fs_read(&in, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&mf, in.data, in.len, &err), &err);
+  Lance__Table__Manifest m = *mf.manifest;
+  Lance__Table__DataFragment frags[FRAGS], *list[FRAGS];
+  for (size_t i = 0; i < FRAGS; i++) {
+    Lance__Table__U64Segment__Range range = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
+    range.start = i * (uint64_t)LFA_ROW_IDS_MAX, range.end = (i + 1) * (uint64_t)LFA_ROW_IDS_MAX;
+    Lance__Table__U64Segment segment = LANCE__TABLE__U64_SEGMENT__INIT, *segments[] = {&segment};
+    segment.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE, segment.range = &range;
+    Lance__Table__RowIdSequence sequence = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
+    sequence.n_segments = 1, sequence.segments = segments;
+    assert_ok(lfa_pb_pack(&seq[i], &sequence.base, &err), &err);
+    frags[i] = *mf.manifest->fragments[0];
+    frags[i].id = i, frags[i].physical_rows = LFA_ROW_IDS_MAX, frags[i].deletion_file = NULL;
+    frags[i].row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS;
+    frags[i].inline_row_ids = (ProtobufCBinaryData){seq[i].len, seq[i].data};
+    list[i] = &frags[i];
+  }
+  m.fragments = list, m.n_fragments = FRAGS, m.max_fragment_id = FRAGS - 1, m.version = 6;
+  m.n_field_assignment_states = 0;
+  m.reader_feature_flags |= 2, m.writer_feature_flags |= 2; /* stable row ids */
+  assert_ok(lfa_manifest_file_encode(&out, &m, NULL, &err), &err);
+  printf("a manifest of %zu bytes asking for %llu row ids\n", out.len, (unsigned long long)FRAGS * LFA_ROW_IDS_MAX);
+  snprintf(path, sizeof path, "%s/_versions/6.manifest", dir);
+  assert_ok(lfa_fs_write_new(path, out.data, out.len, &err), &err);
+  lfa_snapshot snap;
+  assert_status(lfa_snapshot_load_version(&snap, NULL, dir, 6, &err), LFA_ERR_LIMIT, &err);
+  assert_rule(&err, "FA-LIMIT-1");
+  assert_non_null(strstr(err.msg, "LFA_SNAPSHOT_ROW_IDS_MAX"));
+  lfa_snapshot_free(&snap);
+  for (size_t i = 0; i < FRAGS; i++) lfa_buf_free(&seq[i]);
+  lfa_buf_free(&in), lfa_buf_free(&out);
+  lfa_manifest_file_free(&mf);
+  remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_history_as_written),
@@ -364,6 +417,7 @@ int main(void) {
       cmocka_unit_test(test_FA_ROOT_3_and_5_entries_match_the_manifest),
       cmocka_unit_test(test_FA_BITMAP_3_and_4_partials_in_bounds),
       cmocka_unit_test(test_FA_LANCE_4_and_10_base_structure),
+      cmocka_unit_test(test_FA_LIMIT_1_row_ids_budgeted_per_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

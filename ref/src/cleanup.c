@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -170,7 +171,8 @@ static char *real_dir(const char *path) {
 /* ---- which versions are kept --------------------------------------------------------- */
 
 /* One tag file: {"version": N, "branch": null or absent or a name, ...}.
- * A tag of a branch names a version of that branch, not of this dataset. */
+ * A tag of a branch names a version of that branch, not of this dataset;
+ * "main" is this dataset's own branch, so its tags keep. */
 static lfa_status read_tag(planner *p, const char *rel, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
@@ -183,7 +185,8 @@ static lfa_status read_tag(planner *p, const char *rel, lfa_error *err) {
   if (st == LFA_OK) st = lfa_json_want(doc.root, LFA_JSON_OBJECT, "the tag", err);
   if (st == LFA_OK) st = lfa_json_u64(&version, lfa_json_find(doc.root, "version"), "\"version\"", err);
   if (st == LFA_OK) branch = lfa_json_find(doc.root, "branch");
-  bool main_branch = branch == NULL || branch->kind == LFA_JSON_NULL;
+  bool main_branch = branch == NULL || branch->kind == LFA_JSON_NULL ||
+                     (branch->kind == LFA_JSON_STRING && branch->length == 4 && memcmp(branch->text, "main", 4) == 0);
   if (st == LFA_OK && main_branch) st = grow((void **)&p->tags, &p->cap_tags, p->n_tags, sizeof *p->tags, err);
   if (st == LFA_OK && main_branch) {
     p->tags[p->n_tags] = (tag){version, strdup(rel)};
@@ -290,9 +293,12 @@ static lfa_status add_object(planner *p, const char *rel, const struct stat *s, 
 static lfa_status walk_objects(planner *p, const char *rel, unsigned depth, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], child[LFA_PATH_BYTES_MAX], full[LFA_PATH_BYTES_MAX];
   lfa_names names = {0};
-  if (depth > LFA_CLEANUP_DEPTH_MAX)
-    return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: deeper than LFA_CLEANUP_DEPTH_MAX (%u)", rel,
-                    LFA_CLEANUP_DEPTH_MAX);
+  if (depth > LFA_CLEANUP_DEPTH_MAX) { /* [FA-LIMIT-1] not listed, so nothing there is deleted: safe */
+    note(p, "FA-LIMIT-1", LFA_CLEANUP_INFO, NULL,
+         "%s is deeper than LFA_CLEANUP_DEPTH_MAX (%u): not listed, nothing under it is deleted", rel,
+         LFA_CLEANUP_DEPTH_MAX);
+    return LFA_OK;
+  }
   lfa_status st = lfa_fs_join(path, sizeof path, p->dir, rel, err);
   if (st == LFA_OK) st = list_dir(&names, p, path, err);
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
@@ -494,8 +500,8 @@ static lfa_status find_datasets(planner *p, lfa_error *err) {
 /* ---- what a version reaches [FA-CLEAN-1] [FA-CLEAN-2] ----------------------------------- */
 
 /* A root, a manifest or a base that cannot be read or resolved. In a kept
- * version it hides which bitmaps are reachable, so no assignment object is
- * deleted in this run [FA-CLEAN-3]; in a removed version it only leaves the
+ * version it hides which bitmaps are reachable, so nothing is deleted in
+ * this run, not even manifests [FA-CLEAN-3]; in a removed version it only leaves the
  * bitmaps it listed unreferenced [FA-CLEAN-4]. */
 static void unreadable(planner *p, const visit *v, const char *what, const lfa_error *e) {
   const char *whose = v->dataset == 0 ? "this dataset" : p->plan->datasets[v->dataset].dir;
@@ -504,7 +510,7 @@ static void unreadable(planner *p, const visit *v, const char *what, const lfa_e
   if (v->kind == VISIT_KEPT) {
     p->plan->blocked = true;
     note(p, "FA-CLEAN-3", LFA_CLEANUP_ERROR, v,
-         "%s of %s (kept) cannot be read: %s: %s; no assignment object is deleted in this run", ver, whose, what,
+         "%s of %s (kept) cannot be read: %s: %s; nothing is deleted in this run", ver, whose, what,
          e->msg);
   } else if (v->kind == VISIT_REMOVED) {
     note(p, "FA-CLEAN-4", LFA_CLEANUP_INFO, v,
@@ -541,8 +547,13 @@ static void reach(planner *p, const visit *v, const char *path, const char *rel,
   struct stat s;
   if (followed_before(p, path, v)) return;
   if (stat(path, &s) != 0 || !S_ISREG(s.st_mode)) {
-    if (missing_matters && v->kind == VISIT_KEPT)
-      note(p, "FA-CLEAN-9", LFA_CLEANUP_ERROR, v, "references %s, which is not a file here (%s)", rel, path);
+    /* [FA-CLEAN-3] which file was meant is unknown (a base that moved, a
+     * dataset mounted elsewhere): it may be one of ours under another name */
+    if (missing_matters && v->kind == VISIT_KEPT) {
+      p->plan->blocked = true;
+      note(p, "FA-CLEAN-9", LFA_CLEANUP_ERROR, v,
+           "references %s, which is not a file here (%s); nothing is deleted in this run [FA-CLEAN-3]", rel, path);
+    }
     return;
   }
   remember(p, path, v);
@@ -572,14 +583,27 @@ static lfa_status load_root(lfa_root **out, bool *owned, const planner *p, const
   *out = c != NULL ? c->find(c->ctx, LFA_OBJECT_ROOT, path, f->size_bytes) : NULL;
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = lfa_fs_read(&bytes, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && bytes.len != f->size_bytes)
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, bytes.len,
-                  f->size_bytes);
+  lfa_status st = lfa_object_read(&bytes, NULL, path, f, err);
   if (st == LFA_OK) st = lfa_root_decode(out, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   *owned = st == LFA_OK;
   return st;
+}
+
+/* lfa_path_resolve, refusing a base path that is not absolute: it would be
+ * resolved against the working directory, which says nothing about where
+ * the dataset is, so `cd` alone would change what is deleted [FA-CLEAN-3]. */
+static lfa_status resolve(char *path, const visit *v, const Manifest *m, lfa_anchor a, const char *rel,
+                          lfa_error *err) {
+  for (size_t i = 0; a.has_base_id && i < m->n_base_paths; i++) {
+    const char *base = m->base_paths[i]->path;
+    if (m->base_paths[i]->id != a.base_id) continue;
+    if (strncmp(base, "file://", 7) == 0) base += 7;
+    if (base[0] != '/')
+      return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-3", "base path %u ('%s') is relative: where it leads is unknown",
+                      (unsigned)a.base_id, m->base_paths[i]->path);
+  }
+  return lfa_path_resolve(path, LFA_PATH_BYTES_MAX, v->ddir, m, a, true, "", rel, err);
 }
 
 /* A descriptor's root and every partial it lists, each resolved through
@@ -589,7 +613,7 @@ static void visit_root(planner *p, const visit *v, const Manifest *m, const Assi
   char path[LFA_PATH_BYTES_MAX];
   lfa_error e = {0};
   lfa_anchor anchor = {rf->has_base_id, rf->base_id};
-  if (lfa_path_resolve(path, sizeof path, v->ddir, m, anchor, true, "", rf->path, &e) != LFA_OK) {
+  if (resolve(path, v, m, anchor, rf->path, &e) != LFA_OK) {
     unreadable(p, v, rf->path, &e);
     return;
   }
@@ -605,7 +629,7 @@ static void visit_root(planner *p, const visit *v, const Manifest *m, const Assi
     if (entry->state_case != LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL) continue; /* all_assigned */
     const AssignmentFile *pf = entry->partial; /* the decoder admits no partial without its file */
     lfa_anchor a = pf->has_base_id ? (lfa_anchor){true, pf->base_id} : anchor;
-    if (lfa_path_resolve(path, sizeof path, v->ddir, m, a, true, "", pf->path, &e) != LFA_OK) {
+    if (resolve(path, v, m, a, pf->path, &e) != LFA_OK) {
       lfa_error_prefix(&e, "a partial of root %s", rf->path);
       unreadable(p, v, pf->path, &e);
       continue;
@@ -776,7 +800,7 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
     visit at = {d, ddir, NULL, false, 0, VISIT_KEPT};
     p->plan->blocked = true;
     note(p, "FA-CLEAN-3", LFA_CLEANUP_ERROR, &at,
-         "the versions of %s cannot be listed: %s; no assignment object is deleted in this run", ddir, e.msg);
+         "the versions of %s cannot be listed: %s; nothing is deleted in this run", ddir, e.msg);
     return LFA_OK;
   }
   p->plan->datasets[d].n_versions = l.count;
@@ -802,6 +826,13 @@ static bool expired(const lfa_cleanup_plan *pl, int64_t mtime) {
   return age > pl->grace_seconds;
 }
 
+/* [FA-CLEAN-3] a blocked plan deletes nothing: the versions it would
+ * remove are held too, so that what the plan says is what a run does. */
+static void decide_versions_held(lfa_cleanup_plan *pl) {
+  for (size_t i = 0; pl->blocked && i < pl->n_versions; i++)
+    if (pl->versions[i].keep == LFA_CLEANUP_REMOVED) pl->versions[i].keep = LFA_CLEANUP_HELD;
+}
+
 static void decide_objects(lfa_cleanup_plan *pl) {
   for (size_t i = 0; i < pl->n_objects; i++) {
     lfa_cleanup_object *o = &pl->objects[i];
@@ -813,6 +844,16 @@ static void decide_objects(lfa_cleanup_plan *pl) {
 }
 
 /* ---- the plan -------------------------------------------------------------------------------- */
+
+/* [FA-CLEAN-6] Manifests are deleted only in this dataset's own
+ * `_versions/`: a link in its place leads to another dataset's versions. */
+static void check_versions_dir(planner *p) {
+  char path[LFA_PATH_BYTES_MAX];
+  if (lfa_fs_join(path, sizeof path, p->dir, "_versions", NULL) == LFA_OK && is_real_dir(path)) return;
+  p->plan->blocked = true;
+  note(p, "FA-CLEAN-6", LFA_CLEANUP_ERROR, NULL,
+       "_versions is not a directory of this dataset (a symbolic link?): nothing is deleted through it");
+}
 
 static lfa_status find_objects(planner *p, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
@@ -845,13 +886,14 @@ lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const l
   p.self_real = real_dir(dir);
   if (st == LFA_OK) st = read_tags(&p, err);
   if (st == LFA_OK) st = decide_versions(&p, &l, err);
+  if (st == LFA_OK) check_versions_dir(&p);
   if (st == LFA_OK) st = find_objects(&p, err);
   if (st == LFA_OK) st = find_datasets(&p, err);
   if (st == LFA_OK) visit_self(&p, &l, &names, VISIT_KEPT);
   for (size_t d = 1; st == LFA_OK && d < out->n_datasets; d++) st = visit_other(&p, d, &l, err);
   if (st == LFA_OK) visit_self(&p, &l, &names, VISIT_REMOVED);
   if (st == LFA_OK) out->datasets[0].n_versions = l.count;
-  if (st == LFA_OK) decide_objects(out);
+  if (st == LFA_OK) decide_versions_held(out), decide_objects(out);
   if (st == LFA_OK && p.nomem) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording a cleanup note");
   planner_free(&p);
   lfa_version_list_free(&l);
@@ -899,6 +941,7 @@ const char *lfa_cleanup_keep_name(lfa_cleanup_keep keep) {
     case LFA_CLEANUP_TAGGED: return "tagged";
     case LFA_CLEANUP_LISTED: return "listed";
     case LFA_CLEANUP_RETAINED: return "retained";
+    case LFA_CLEANUP_HELD: return "blocked";
   }
   return "?";
 }
@@ -909,43 +952,97 @@ const char *lfa_cleanup_level_name(lfa_cleanup_level level) {
 
 /* ---- execution -------------------------------------------------------------------------------- */
 
-static lfa_status remove_manifest(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, const lfa_cleanup_version *v,
-                                  lfa_error *err) {
-  char path[LFA_PATH_BYTES_MAX];
-  lfa_status st = lfa_fs_join(path, sizeof path, pl->dir, v->file, err);
-  if (st != LFA_OK) return st;
-  if (unlink(path) == 0) out->manifests_deleted++;
-  else if (errno == ENOENT) out->already_gone++;
-  else return lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 ": %s: %s", v->version, v->file, strerror(errno));
+/* How an unlink beneath the dataset directory ended. */
+typedef enum unlinked { UNLINKED, GONE, CHANGED, FAILED } unlinked;
+
+static unlinked by_errno(int e) {
+  if (e == ENOENT) return GONE;
+  return e == ELOOP || e == ENOTDIR ? CHANGED : FAILED; /* a link or a file where a directory was */
+}
+
+/* Opens the directories of `rel` under `dir` one at a time, none through a
+ * link [FA-CLEAN-6]; *last is the file name left. -1 with errno set. */
+static int open_parent(const char *dir, char *rel, char **last) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *seg = rel;
+  for (char *slash; fd >= 0 && (slash = strchr(seg, '/')) != NULL; seg = slash + 1) {
+    *slash = '\0';
+    int next = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    fd = next, errno = e;
+  }
+  *last = seg;
+  return fd;
+}
+
+/* Unlinks dir/rel while it is a regular file, and (when `want` is given)
+ * the very file planned: same device and inode. *size: its bytes. */
+static unlinked unlink_beneath(uint64_t *size, const char *dir, const char *rel, const lfa_cleanup_object *want) {
+  char buf[LFA_PATH_BYTES_MAX], *name;
+  struct stat s;
+  if (strlen(rel) >= sizeof buf) return errno = ENAMETOOLONG, FAILED;
+  memcpy(buf, rel, strlen(rel) + 1);
+  int fd = open_parent(dir, buf, &name);
+  if (fd < 0) return by_errno(errno);
+  unlinked r = UNLINKED;
+  if (fstatat(fd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) r = by_errno(errno);
+  else if (!S_ISREG(s.st_mode) || (want && ((uint64_t)s.st_dev != want->dev || (uint64_t)s.st_ino != want->ino)))
+    r = CHANGED;
+  else if (unlinkat(fd, name, 0) != 0) r = by_errno(errno);
+  int e = errno;
+  close(fd);
+  errno = e;
+  *size = r == UNLINKED ? (uint64_t)s.st_size : 0;
+  return r;
+}
+
+/* Counts one outcome; a failure names the file (and its version). */
+static lfa_status count_outcome(lfa_cleanup_done *out, size_t *deleted, unlinked r, uint64_t size, const char *file,
+                                uint64_t version, lfa_error *err) {
+  if (r == UNLINKED) ++*deleted, out->bytes_deleted += size;
+  else if (r == GONE) out->already_gone++;
+  else if (r == CHANGED) out->changed++;
+  else if (version > 0)
+    return lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 ": %s: %s", version, file, strerror(errno));
+  else return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", file, strerror(errno));
   return LFA_OK;
 }
 
-/* Deletes an object only while its path holds the file planned. */
-static lfa_status remove_object(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o,
-                                lfa_error *err) {
-  char path[LFA_PATH_BYTES_MAX];
-  struct stat s;
-  lfa_status st = lfa_fs_join(path, sizeof path, pl->dir, o->path, err);
-  if (st != LFA_OK) return st;
-  if (lstat(path, &s) != 0) {
-    if (errno == ENOENT) return out->already_gone++, LFA_OK;
-    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->path, strerror(errno));
-  }
-  if (!S_ISREG(s.st_mode) || (uint64_t)s.st_dev != o->dev || (uint64_t)s.st_ino != o->ino)
-    return out->changed++, LFA_OK;
-  if (unlink(path) == 0) out->objects_deleted++, out->bytes_deleted += (uint64_t)s.st_size;
-  else if (errno == ENOENT) out->already_gone++;
-  else return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->path, strerror(errno));
-  return LFA_OK;
+/* True when `_versions/` lists a version past the plan's newest: a commit
+ * since the plan, whose writer may reuse what the plan would delete. An
+ * unreadable listing counts as one. */
+static bool committed_since(const lfa_cleanup_plan *pl) {
+  lfa_version_list l;
+  lfa_names names;
+  if (lfa_dataset_versions(&l, &names, pl->dir, NULL) != LFA_OK) return true;
+  bool newer = pl->n_versions == 0 || l.count == 0 ||
+               l.entries[l.count - 1].version != pl->versions[pl->n_versions - 1].version;
+  lfa_version_list_free(&l);
+  lfa_fs_names_free(&names);
+  return newer;
 }
 
 lfa_status lfa_cleanup_execute(lfa_cleanup_done *out, const lfa_cleanup_plan *pl, lfa_error *err) {
   memset(out, 0, sizeof *out);
   lfa_status st = LFA_OK;
+  uint64_t size = 0;
+  if (pl->blocked) return LFA_OK; /* [FA-CLEAN-3] */
   /* manifests first: a version still listed never loses an object it references [FA-CLEAN-9] */
-  for (size_t i = 0; st == LFA_OK && i < pl->n_versions; i++)
-    if (pl->versions[i].keep == LFA_CLEANUP_REMOVED) st = remove_manifest(out, pl, &pl->versions[i], err);
-  for (size_t i = 0; st == LFA_OK && i < pl->n_objects; i++)
-    if (lfa_cleanup_deletes(pl->objects[i].verdict)) st = remove_object(out, pl, &pl->objects[i], err);
+  for (size_t i = 0; st == LFA_OK && i < pl->n_versions; i++) {
+    const lfa_cleanup_version *v = &pl->versions[i];
+    if (v->keep != LFA_CLEANUP_REMOVED) continue;
+    unlinked r = unlink_beneath(&size, pl->dir, v->file, NULL);
+    st = count_outcome(out, &out->manifests_deleted, r, 0, v->file, v->version, err);
+  }
+  bool any = false;
+  for (size_t i = 0; i < pl->n_objects; i++) any |= lfa_cleanup_deletes(pl->objects[i].verdict);
+  if (st == LFA_OK && any && committed_since(pl)) out->new_versions = true;
+  for (size_t i = 0; st == LFA_OK && !out->new_versions && i < pl->n_objects; i++) {
+    const lfa_cleanup_object *o = &pl->objects[i];
+    if (!lfa_cleanup_deletes(o->verdict)) continue;
+    unlinked r = unlink_beneath(&size, pl->dir, o->path, o);
+    st = count_outcome(out, &out->objects_deleted, r, size, o->path, 0, err);
+  }
   return st;
 }

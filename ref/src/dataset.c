@@ -203,9 +203,30 @@ static lfa_status read_external(lfa_buf *out, const lfa_snapshot *s, const char 
 
 /* [FA-LANCE-7] with stable row ids every fragment has a sequence as long as
  * its physical rows. */
+/* [FA-LIMIT-1] Every sequence expands to its fragment's physical_rows ids
+ * (FA-LANCE-7), so their sum bounds the snapshot's ids before any is
+ * expanded: the per-sequence limit alone let one small manifest ask for
+ * several GiB. */
+static lfa_status check_row_id_budget(const Lance__Table__Manifest *m, lfa_error *err) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    const Lance__Table__DataFragment *f = m->fragments[i];
+    if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET) continue;
+    total += f->physical_rows < LFA_SNAPSHOT_ROW_IDS_MAX ? f->physical_rows : LFA_SNAPSHOT_ROW_IDS_MAX + 1ull;
+    if (total > LFA_SNAPSHOT_ROW_IDS_MAX)
+      return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
+                      "its row id sequences expand to more than LFA_SNAPSHOT_ROW_IDS_MAX (%u) ids together (fragment "
+                      "%" PRIu64 " reaches it)",
+                      LFA_SNAPSHOT_ROW_IDS_MAX, f->id);
+  }
+  return LFA_OK;
+}
+
 static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   s->stable_row_ids = (m->reader_feature_flags & FLAG_STABLE_ROW_IDS) != 0;
+  lfa_status budget = check_row_id_budget(m, err);
+  if (budget != LFA_OK) return budget;
   s->row_ids = calloc(m->n_fragments ? m->n_fragments : 1, sizeof *s->row_ids);
   if (s->row_ids == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate row id sequences");
   for (size_t i = 0; i < m->n_fragments; i++) {
@@ -269,10 +290,18 @@ static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, 
   return st;
 }
 
-/* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const lfa_snapshot *s, const char *path,
-                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  lfa_status st = lfa_fs_read_in(out, s->fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
+/* Reads an assignment object and checks its size [FA-STORE-5]: first the
+ * file's size, so that an object whose size already contradicts size_bytes
+ * is that error, not a reader limit [FA-LIMIT-2], however large it is. */
+lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
+                           lfa_error *err) {
+  uint64_t size = 0;
+  memset(out, 0, sizeof *out);
+  lfa_status st = LFA_OK;
+  if (lfa_fs_size_in(fs, path, &size) && size != f->size_bytes)
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %" PRIu64 " bytes, size_bytes says %" PRIu64, size,
+                  f->size_bytes);
+  if (st == LFA_OK) st = lfa_fs_read_in(out, fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
   if (st == LFA_OK && out->len != f->size_bytes) {
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
                   f->size_bytes);
@@ -288,7 +317,7 @@ static lfa_status load_bitmap(roaring_bitmap_t **out, lfa_snapshot *s, const cha
   *out = cache_find(s, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, path, f, err);
+  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
@@ -304,7 +333,7 @@ static lfa_status load_root(lfa_root **out, lfa_snapshot *s, const char *path,
   *out = cache_find(s, LFA_OBJECT_ROOT, path, f->size_bytes);
   if (*out != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  lfa_status st = read_object(&bytes, s, path, f, err);
+  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
   if (st == LFA_OK) {
     s->objects_decoded++;
     st = lfa_root_decode(out, bytes.data, bytes.len, err);
@@ -386,7 +415,7 @@ static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
   s->n_tracked = n;
   /* readers sort; order on disk is FA-STORE-2, a writer rule */
   qsort(s->tracked, n, sizeof *s->tracked, by_field_id);
-  return LFA_OK;
+  return lfa_field_index_make(&s->fields, m, err);
 }
 
 /* ---- the snapshot ----------------------------------------------------------------- */
@@ -477,10 +506,16 @@ lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const 
   return st;
 }
 
+/* tracked[] is sorted by field id (list_tracked): a binary search keeps
+ * a snapshot with many tracked fields linear in them, not quadratic. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
-  for (size_t i = 0; i < snap->n_tracked; i++)
-    if (snap->tracked[i].field_id == field_id) return i;
-  return SIZE_MAX;
+  size_t lo = 0, hi = snap->n_tracked;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (snap->tracked[mid].field_id < field_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < snap->n_tracked && snap->tracked[lo].field_id == field_id ? lo : SIZE_MAX;
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {
@@ -499,16 +534,14 @@ void lfa_snapshot_free(lfa_snapshot *snap) {
     for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_row_ids_free(&snap->row_ids[i]);
   free(snap->row_ids);
   free(snap->by_id);
+  lfa_field_index_free(&snap->fields);
   lfa_transaction_free(snap->txn_file);
   lfa_manifest_file_free(&snap->file);
   memset(snap, 0, sizeof *snap);
 }
 
 const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t field_id) {
-  const Lance__Table__Manifest *m = snap->file.manifest;
-  for (size_t i = 0; i < m->n_fields; i++)
-    if (m->fields[i]->id == field_id) return m->fields[i];
-  return NULL;
+  return lfa_field_index_find(&snap->fields, field_id);
 }
 
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {

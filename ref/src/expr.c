@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/escape.h"
 #include "lfa/fs.h"
 #include "lfa/root.h"
 
 /* How much of a hostile argument or name an error message quotes. */
-enum { SHOWN_BYTES_MAX = 96 };
+enum { SHOWN_BYTES_MAX = LFA_TEXT_SHOWN_MAX };
 
 /* How deep a field's chain of parents is followed when spelling its path. */
 enum { PATH_DEPTH_MAX = 64 };
@@ -30,16 +31,10 @@ static const char *const SYSTEM_COLUMNS[] = {"_rowid", "_rowaddr", "_rowoffset",
 
 /* ---- quoting ---------------------------------------------------------------------- */
 
-/* Copies at most SHOWN_BYTES_MAX bytes of `s`, control bytes as '?', so a
- * message quoting hostile input stays one short line. */
+/* A short, escaped quotation of hostile input, so a message stays one
+ * line (lfa/escape.h). */
 static void shown(char out[SHOWN_BYTES_MAX + 4], const char *s, size_t len) {
-  size_t n = 0;
-  for (; n < len && n < SHOWN_BYTES_MAX; n++) {
-    unsigned char c = (unsigned char)s[n];
-    out[n] = c < 0x20 || c == 0x7F ? '?' : (char)c;
-  }
-  if (n < len) out[n++] = '.', out[n++] = '.', out[n++] = '.';
-  out[n] = '\0';
+  lfa_text_shown(out, SHOWN_BYTES_MAX + 4, s, len);
 }
 
 static bool bare_byte(unsigned char c, bool first) {
@@ -48,8 +43,8 @@ static bool bare_byte(unsigned char c, bool first) {
 }
 
 /* The canonical spelling of a path of names in the reference grammar: a
- * name that is not bare is quoted ("" for a quote); control bytes become
- * '?' so that it stays one line. Cut at `cap` (at least 1). */
+ * name that is not bare is quoted ("" for a quote); its bytes are kept as
+ * they are (every output escapes them). Cut at `cap` (at least 1). */
 static void spell(char *out, size_t cap, const char *const *names, size_t n) {
   size_t len = 0;
   out[0] = '\0';
@@ -61,7 +56,7 @@ static void spell(char *out, size_t cap, const char *const *names, size_t n) {
     if (!bare && len + 1 < cap) out[len++] = '"';
     for (const char *c = name; *c && len + 2 < cap; c++) {
       if (*c == '"') out[len++] = '"';
-      out[len++] = (unsigned char)*c < 0x20 || *c == 0x7F ? '?' : *c;
+      out[len++] = *c;
     }
     if (!bare && len + 1 < cap) out[len++] = '"';
     out[len] = '\0';
@@ -479,19 +474,6 @@ static lfa_status object_path(char *path, size_t cap, const char *dataset, const
   return st;
 }
 
-/* Reads an assignment object and checks its size [FA-STORE-5]. */
-static lfa_status read_object(lfa_buf *out, const char *path, const Lance__Table__FieldAssignmentFile *f,
-                              lfa_error *err) {
-  lfa_status st = lfa_fs_read(out, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && out->len != f->size_bytes) {
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
-                  f->size_bytes);
-    lfa_buf_free(out);
-  }
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
-  return st;
-}
-
 /* [FA-EXPR-9] an object that cannot be used fails the query; the error
  * keeps the rule it broke, or cites FA-EXPR-9 (a missing file, say). */
 static lfa_status object_failed(lfa_status st, lfa_error *err) {
@@ -507,7 +489,7 @@ static lfa_status load_root(lfa_expr_binding *b, const char *dataset, const lfa_
   b->root = cache_find(b, LFA_OBJECT_ROOT, path, rf->size_bytes);
   if (b->root != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  st = read_object(&bytes, path, rf, err);
+  st = lfa_object_read(&bytes, NULL, path, rf, err);
   if (st == LFA_OK) {
     b->roots_read++;
     st = lfa_root_decode(&b->root, bytes.data, bytes.len, err);
@@ -570,7 +552,7 @@ static lfa_status load_bitmap(lfa_expr_binding *b, size_t i, const char *dataset
   rows = cache_find(b, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (rows == NULL) {
     lfa_buf bytes = {0};
-    st = read_object(&bytes, path, f, err);
+    st = lfa_object_read(&bytes, NULL, path, f, err);
     if (st == LFA_OK) {
       b->bitmaps_read++;
       st = lfa_bitmap_decode(&rows, bytes.data, bytes.len, err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lfa/arena.h"
+#include "lfa/escape.h"
 #include "lfa/expr.h"
 #include "lfa/pb.h"
 #include "substrait_is_assigned.pb-c.h"
@@ -32,7 +33,7 @@ typedef Substrait__Type Type;
 typedef Substrait__Type__Struct TypeStruct;
 
 /* How much of a hostile name a message quotes. */
-enum { SHOWN_BYTES_MAX = 96 };
+enum { SHOWN_BYTES_MAX = LFA_TEXT_SHOWN_MAX };
 
 /* A reference of L struct fields nests its last StructField message at
  * depth 6 + 2L below the ExtendedExpression (referred expression,
@@ -41,14 +42,9 @@ enum { SHOWN_BYTES_MAX = 96 };
  * decoded within LFA_SUBSTRAIT_DEPTH_MAX. */
 enum { PATH_LEVELS_MAX = (LFA_SUBSTRAIT_DEPTH_MAX - 6) / 2 };
 
+/* A short, escaped quotation of hostile input (lfa/escape.h). */
 static void shown(char out[SHOWN_BYTES_MAX + 4], const char *s) {
-  size_t n = 0, len = s ? strlen(s) : 0;
-  for (; n < len && n < SHOWN_BYTES_MAX; n++) {
-    unsigned char c = (unsigned char)s[n];
-    out[n] = c < 0x20 || c == 0x7F ? '?' : (char)c;
-  }
-  if (n < len) out[n++] = '.', out[n++] = '.', out[n++] = '.';
-  out[n] = '\0';
+  lfa_text_shown(out, SHOWN_BYTES_MAX + 4, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* ---- nesting, before protobuf-c unpacks by recursion ---------------------------- */

@@ -14,15 +14,37 @@
 
 #include "lfa/limits.h"
 
+/* What a path names when it is not a regular file, for the message. */
+static const char *kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "a special file";
+}
+
+/* Refuses anything but a regular file before it is opened [FA-STORE-5]: a
+ * FIFO would block the open (or the read) forever, a device may act when
+ * opened. The open itself is non-blocking, and what it opened is checked
+ * again: the path may have changed in between. */
+static int open_regular(const char *path, struct stat *st, lfa_error *err) {
+  if (stat(path, st) != 0) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno)), -1;
+  if (!S_ISREG(st->st_mode))
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s, not a regular file: not read", path, kind_of(st->st_mode)), -1;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno)), -1;
+  if (fstat(fd, st) == 0 && S_ISREG(st->st_mode)) return fd;
+  close(fd);
+  return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no longer a regular file when opened: not read", path), -1;
+}
+
 lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
   memset(out, 0, sizeof *out);
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
   struct stat st;
+  int fd = open_regular(path, &st, err);
+  if (fd < 0) return LFA_ERR_IO;
   lfa_status rc = LFA_OK;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: not a regular file", path);
-  else if ((uint64_t)st.st_size > max_bytes)
+  if ((uint64_t)st.st_size > max_bytes)
     rc = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: %lld bytes exceeds the limit of %zu", path,
                   (long long)st.st_size, max_bytes);
   uint8_t *tail = NULL;
@@ -31,7 +53,8 @@ lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_err
   while (rc == LFA_OK && got < out->len) {
     ssize_t n = read(fd, tail + got, out->len - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read", path);
+    if (n < 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+    else if (n == 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read (the file shrank while read)", path);
     else got += (size_t)n;
   }
   close(fd);

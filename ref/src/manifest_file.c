@@ -104,31 +104,93 @@ void lfa_manifest_file_free(lfa_manifest_file *file) {
   memset(file, 0, sizeof *file);
 }
 
-static bool schema_has_field(const Lance__Table__Manifest *m, int32_t id) {
-  for (size_t i = 0; i < m->n_fields; i++)
-    if (m->fields[i]->id == id) return true;
-  return false;
+/* A field id and where it was listed; sorted by (id, index). */
+typedef struct id_index {
+  int32_t id;
+  size_t index;
+} id_index;
+
+static int by_id_index(const void *a, const void *b) {
+  const id_index *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
 }
 
-lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_error *err) {
-  for (size_t i = 0; i < m->n_field_assignment_states; i++) {
-    const Lance__Table__FieldAssignmentState *d = m->field_assignment_states[i];
-    for (size_t j = 0; j < i; j++)
-      /* [FA-STORE-1] "unique within a manifest": a reader cannot pick one. */
-      if (m->field_assignment_states[j]->field_id == d->field_id)
-        return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-1",
-                        "field %d has two assignment descriptors (entries %zu and %zu)", d->field_id, j, i);
-    if (!schema_has_field(m, d->field_id))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-3",
-                      "assignment descriptor %zu names field %d, which is not in the schema", i, d->field_id);
-    if (d->root == NULL)
-      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment descriptor of field %d has no root",
-                      d->field_id);
-    if (d->root->path == NULL || d->root->path[0] == '\0')
-      return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment root of field %d has an empty path",
-                      d->field_id);
-  }
+static int by_field(const void *a, const void *b) {
+  const Lance__File__Field *x = *(const Lance__File__Field *const *)a, *y = *(const Lance__File__Field *const *)b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x > y) - (x < y); /* the list is in memory order: the first listed first */
+}
+
+lfa_status lfa_field_index_make(lfa_field_index *out, const Lance__Table__Manifest *m, lfa_error *err) {
+  out->n = m->n_fields;
+  out->by_id = malloc((out->n ? out->n : 1) * sizeof *out->by_id);
+  if (out->by_id == NULL) return out->n = 0, lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory indexing fields");
+  for (size_t i = 0; i < out->n; i++) out->by_id[i] = m->fields[i];
+  if (out->n > 1) qsort(out->by_id, out->n, sizeof *out->by_id, by_field);
   return LFA_OK;
+}
+
+const Lance__File__Field *lfa_field_index_find(const lfa_field_index *x, int32_t id) {
+  size_t lo = 0, hi = x->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->by_id[mid]->id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < x->n && x->by_id[lo]->id == id ? x->by_id[lo] : NULL;
+}
+
+void lfa_field_index_free(lfa_field_index *x) {
+  free(x->by_id);
+  memset(x, 0, sizeof *x);
+}
+
+lfa_status lfa_manifest_first_same_field(size_t **first, const Lance__Table__Manifest *m, lfa_error *err) {
+  size_t n = m->n_field_assignment_states;
+  id_index *byid = malloc((n ? n : 1) * sizeof *byid);
+  *first = malloc((n ? n : 1) * sizeof **first);
+  if (byid == NULL || *first == NULL) {
+    free(byid), free(*first), *first = NULL;
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory checking descriptors");
+  }
+  for (size_t i = 0; i < n; i++) byid[i] = (id_index){m->field_assignment_states[i]->field_id, i};
+  if (n > 1) qsort(byid, n, sizeof *byid, by_id_index);
+  for (size_t k = 0; k < n; k++)
+    (*first)[byid[k].index] = k > 0 && byid[k - 1].id == byid[k].id ? (*first)[byid[k - 1].index] : byid[k].index;
+  free(byid);
+  return LFA_OK;
+}
+
+static lfa_status check_one_descriptor(const Lance__Table__Manifest *m, size_t i, size_t first_same,
+                                       const lfa_field_index *fields, lfa_error *err) {
+  const Lance__Table__FieldAssignmentState *d = m->field_assignment_states[i];
+  /* [FA-STORE-1] "unique within a manifest": a reader cannot pick one. */
+  if (first_same != i)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-1", "field %d has two assignment descriptors (entries %zu and %zu)",
+                    d->field_id, first_same, i);
+  if (lfa_field_index_find(fields, d->field_id) == NULL)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-3",
+                    "assignment descriptor %zu names field %d, which is not in the schema", i, d->field_id);
+  if (d->root == NULL)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment descriptor of field %d has no root", d->field_id);
+  if (d->root->path == NULL || d->root->path[0] == '\0')
+    return lfa_fail(err, LFA_ERR_RULE, "FA-STORE-4", "assignment root of field %d has an empty path", d->field_id);
+  return LFA_OK;
+}
+
+/* O((D + F) log(D + F)): sorted, not pairwise. */
+lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_error *err) {
+  if (m->n_field_assignment_states == 0) return LFA_OK;
+  size_t *first = NULL;
+  lfa_field_index fields = {0};
+  lfa_status st = lfa_manifest_first_same_field(&first, m, err);
+  if (st == LFA_OK) st = lfa_field_index_make(&fields, m, err);
+  for (size_t i = 0; st == LFA_OK && i < m->n_field_assignment_states; i++)
+    st = check_one_descriptor(m, i, first[i], &fields, err);
+  free(first);
+  lfa_field_index_free(&fields);
+  return st;
 }
 
 /* One u32-length-prefixed section holding `msg`; its offset from `start`

@@ -29,7 +29,7 @@ static lfa_where at_version(const vf_version *n) { return (lfa_where){.version =
 
 static lfa_where at_field(const vf_version *n, int32_t field_id) {
   lfa_where w = at_version(n);
-  w.has_field = true, w.field_id = field_id, w.field_name = vf_field_name(n->snap.file.manifest, field_id);
+  w.has_field = true, w.field_id = field_id, w.field_name = vf_snapshot_field_name(&n->snap, field_id);
   return w;
 }
 

@@ -5,41 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lfa/escape.h"
 #include "lfa/verify.h"
-
-/* Length of the well-formed UTF-8 sequence at p, or 0 (RFC 3629). */
-static size_t utf8_len(const unsigned char *p) {
-  size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
-  for (size_t i = 1; i < n; i++)
-    if ((p[i] & 0xC0) != 0x80) return 0;
-  if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
-  if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
-  return n;
-}
 
 /* A printable copy: names and paths come from hostile files, and every
  * report (a terminal, JSON, XML) must be able to print them as they are.
- * Control bytes and invalid UTF-8 become '?'. NULL stays NULL. */
+ * Control bytes and invalid UTF-8 are shown escaped ("\x0a"), by the one
+ * text escaper (lfa/escape.h). NULL stays NULL. */
 static char *printable_copy(const char *s, bool *lost) {
   if (s == NULL) return NULL;
-  size_t len = strlen(s);
-  char *out = malloc(len + 1);
+  size_t cap = 4 * strlen(s) + 1; /* the most escaping can take */
+  char *out = malloc(cap);
   if (out == NULL) {
     *lost = true;
     return NULL;
   }
-  size_t o = 0;
-  for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    size_t n = *p < 0x80 ? 1 : utf8_len(p);
-    if (n == 0 || *p < 0x20 || *p == 0x7F) {
-      out[o++] = '?';
-      p++;
-      continue;
-    }
-    memcpy(out + o, p, n);
-    o += n, p += n;
-  }
-  out[o] = '\0';
+  lfa_text_escape(out, cap, s);
   return out;
 }
 

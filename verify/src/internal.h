@@ -18,6 +18,9 @@ typedef struct vf_version {
   bool loadable;          /* snapshot opened, every field loaded, model sound: */
   lfa_snapshot snap;      /* these two are valid, and transitions may use them */
   lfa_table table;
+  /* While vf_check_version runs: the fields of the manifest it checks, by
+   * id (NULL otherwise), so that per-descriptor lookups are O(log F). */
+  const lfa_field_index *checking;
 } vf_version;
 
 /* cache.c: the objects a run has decoded, keyed by (resolved path, size)
@@ -108,12 +111,14 @@ bool vf_out_of_memory(const vf_ctx *c);
 
 /* The schema name of a field of a manifest, or NULL. */
 const char *vf_field_name(const Lance__Table__Manifest *m, int32_t field_id);
+/* The same from an open snapshot, in O(log F) (lfa_snapshot_field). */
+const char *vf_snapshot_field_name(const lfa_snapshot *s, int32_t field_id);
 
 /* Fills `where` with the fragment id, field id and file an error message
  * names, when it names them and `where` has none yet ("... fragment 3 ...",
  * "field 2: ...", "... _deletions/3-1-7.arrow: ..."). `file_buf` holds the
- * file; it must outlive `where`. The field is taken only with a manifest
- * `m` to name it from. */
-void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const Lance__Table__Manifest *m);
+ * file; it must outlive `where`. The field is taken only with a loaded version
+ * `v` to name it from. */
+void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const vf_version *v);
 
 #endif

@@ -1,13 +1,15 @@
 /* report.c: the renderings of a verification (lfa/verify.h).
  *
- * Findings hold printable UTF-8 only (findings.c), so the writers here
- * escape only what their syntax needs. The JSON shape is documented in
+ * Findings hold printable UTF-8 only (findings.c, with lfa/escape.h's
+ * text escaping); the dataset argument may hold any bytes. Every string
+ * goes through the one JSON or XML writer of lfa/escape.h. The JSON shape is documented in
  * README.md ("lfa verify") and only grows: keys are never renamed or
  * removed. Every finding shows its rule, severity, version, file, field
  * and fragment [FA-VERIFY-2]. */
 #include <inttypes.h>
 #include <string.h>
 
+#include "lfa/escape.h"
 #include "lfa/verify.h"
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
@@ -35,7 +37,8 @@ void lfa_verify_print_text(FILE *out, const lfa_verify_result *r, const char *da
   size_t infos = lfa_findings_count(&r->findings, LFA_SEVERITY_INFO);
   for (size_t i = 0; i < r->findings.count; i++) text_finding(out, &r->findings.items[i]);
   if (r->findings.count > 0) fputc('\n', out);
-  fprintf(out, "%s: %zu version%s checked", dataset, r->versions_checked, plural(r->versions_checked));
+  lfa_put_text(out, dataset); /* the argument as given: any bytes */
+  fprintf(out, ": %zu version%s checked", r->versions_checked, plural(r->versions_checked));
   if (r->versions_checked > 0)
     fprintf(out, " (%" PRIu64 " to %" PRIu64 ")", r->versions[0], r->versions[r->versions_checked - 1]);
   fprintf(out, ": %zu error%s, %zu warning%s, %zu info\n", errors, plural(errors), warnings, plural(warnings), infos);
@@ -43,19 +46,7 @@ void lfa_verify_print_text(FILE *out, const lfa_verify_result *r, const char *da
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_str(FILE *out, const char *s) {
-  if (s == NULL) {
-    fputs("null", out);
-    return;
-  }
-  fputc('"', out);
-  for (; *s; s++) { /* findings are printable; the dataset argument may not be */
-    if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", (unsigned)*s);
-    else fputc(*s, out);
-  }
-  fputc('"', out);
-}
+static void json_str(FILE *out, const char *s) { lfa_put_json(out, s); }
 
 static void json_finding(FILE *out, const lfa_finding *f, bool last) {
   fputs("    {\"rule\": ", out);
@@ -88,17 +79,7 @@ void lfa_verify_print_json(FILE *out, const lfa_verify_result *r, const char *da
 
 /* ---- JUnit XML ---------------------------------------------------------------------- */
 
-static void xml_str(FILE *out, const char *s) {
-  for (; s != NULL && *s; s++) {
-    switch (*s) {
-      case '&': fputs("&amp;", out); break;
-      case '<': fputs("&lt;", out); break;
-      case '>': fputs("&gt;", out); break;
-      case '"': fputs("&quot;", out); break;
-      default: fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, out); /* XML 1.0 has no such characters */
-    }
-  }
-}
+static void xml_str(FILE *out, const char *s) { lfa_put_xml(out, s); }
 
 static size_t count_in(const lfa_findings *l, uint64_t version, lfa_severity severity) {
   size_t n = 0;

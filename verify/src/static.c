@@ -39,6 +39,11 @@ const char *vf_field_name(const Manifest *m, int32_t field_id) {
   return NULL;
 }
 
+const char *vf_snapshot_field_name(const lfa_snapshot *s, int32_t field_id) {
+  const Lance__File__Field *f = lfa_snapshot_field(s, field_id);
+  return f != NULL ? f->name : NULL;
+}
+
 bool vf_out_of_memory(const vf_ctx *c) {
   c->findings->lost = true;
   return false;
@@ -62,7 +67,7 @@ static void locate_file(lfa_where *where, char *buf, size_t cap, const char *msg
   where->file = buf;
 }
 
-void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const Manifest *m) {
+void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const vf_version *v) {
   const char *last = NULL;
   for (const char *p = strstr(msg, "fragment "); p != NULL; p = strstr(p + 1, "fragment "))
     if (p[9] >= '0' && p[9] <= '9') last = p + 9;
@@ -72,31 +77,42 @@ void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, co
   }
   const char *field = strstr(msg, "field ");
   for (; field != NULL && !(field[6] >= '0' && field[6] <= '9'); field = strstr(field + 1, "field ")) continue;
-  if (field != NULL && !where->has_field && m != NULL) {
+  if (field != NULL && !where->has_field && v != NULL) {
     where->has_field = true;
     where->field_id = (int32_t)strtol(field + 6, NULL, 10);
-    where->field_name = vf_field_name(m, where->field_id);
+    where->field_name = vf_snapshot_field_name(&v->snap, where->field_id);
   }
   if (cap > 0) locate_file(where, file_buf, cap, msg);
 }
 
 /* A reader call's failure as one finding. `fallback` names the rule when
- * the reader gave none (a missing file, bytes that are not protobuf). */
-static void report_failure(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback) {
+ * the reader gave none (a missing file, bytes that are not protobuf).
+ * `whole_version`: the failure leaves the version unchecked. */
+static void report_limited(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback,
+                           bool whole_version) {
   char file[LFA_PATH_BYTES_MAX];
   vf_locate(&w, file, sizeof file, e->msg, NULL);
-  if (e->status == LFA_ERR_LIMIT) /* [FA-VERIFY-6] a limit says nothing about the dataset */
-    lfa_findings_add(c->findings, &w, "FA-LIMIT-2", LFA_SEVERITY_WARNING,
-                     "not checked: over a reader limit of lfa (not a violation): %s", e->msg);
+  /* [FA-VERIFY-6] a limit says nothing about the dataset; but a version not
+   * checked at all is an error, so that no exit status says it passed */
+  if (e->status == LFA_ERR_LIMIT)
+    lfa_findings_add(c->findings, &w, "FA-LIMIT-2", whole_version ? LFA_SEVERITY_ERROR : LFA_SEVERITY_WARNING,
+                     "%s: over a reader limit of lfa (not a violation): %s",
+                     whole_version ? "this version is not checked at all" : "not checked", e->msg);
   else
     lfa_findings_add(c->findings, &w, e->rule ? e->rule : fallback, LFA_SEVERITY_ERROR, "%s", e->msg);
+}
+
+static void report_failure(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback) {
+  report_limited(c, w, e, fallback, false);
 }
 
 static lfa_where at(const vf_version *v) { return (lfa_where){.version = v->version, .file = v->manifest_path}; }
 
 static lfa_where at_field(const vf_version *v, const Manifest *m, int32_t field_id) {
   lfa_where w = at(v);
-  w.has_field = true, w.field_id = field_id, w.field_name = vf_field_name(m, field_id);
+  const Lance__File__Field *f = v->checking != NULL ? lfa_field_index_find(v->checking, field_id) : NULL;
+  w.has_field = true, w.field_id = field_id;
+  w.field_name = v->checking == NULL ? vf_field_name(m, field_id) : f != NULL ? f->name : NULL;
   return w;
 }
 
@@ -162,7 +178,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   }
   lfa_buf_free(&bytes);
   if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
-  if (*m == NULL) report_failure(c, at(v), &e, "FA-LANCE-1"); /* [FA-LANCE-1] not a manifest file */
+  if (*m == NULL) report_limited(c, at(v), &e, "FA-LANCE-1", true); /* [FA-LANCE-1] not a manifest file */
   return LFA_OK;
 }
 
@@ -365,22 +381,19 @@ static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Ma
   free(files);
 }
 
-static bool in_schema(const Manifest *m, int32_t id) {
-  for (size_t i = 0; i < m->n_fields; i++)
-    if (m->fields[i]->id == id) return true;
-  return false;
-}
-
 /* [FA-STORE-1] to [FA-STORE-4], [FA-STORE-13] on every descriptor. The
  * reader rules among them (1, 3, 4) make the version unreadable. */
 static bool check_descriptors(const vf_ctx *c, const vf_version *v, const Manifest *m) {
   bool broken = false;
+  size_t *firsts = NULL; /* O(D log D), as the reader's check */
+  if (lfa_manifest_first_same_field(&firsts, m, NULL) != LFA_OK) {
+    lfa_findings_add(c->findings, NULL, "FA-LIMIT-2", LFA_SEVERITY_ERROR, "out of memory checking descriptors");
+    return true;
+  }
   for (size_t i = 0; i < m->n_field_assignment_states; i++) {
     const Lance__Table__FieldAssignmentState *d = m->field_assignment_states[i];
     lfa_where w = at_field(v, m, d->field_id);
-    size_t first = i;
-    for (size_t j = 0; j < i && first == i; j++)
-      if (m->field_assignment_states[j]->field_id == d->field_id) first = j;
+    size_t first = firsts[i];
     if (first < i) {
       lfa_findings_add(c->findings, &w, "FA-STORE-1", LFA_SEVERITY_ERROR,
                        "field %d has two assignment descriptors (entries %zu and %zu): readers reject the manifest",
@@ -391,7 +404,7 @@ static bool check_descriptors(const vf_ctx *c, const vf_version *v, const Manife
                        "descriptors are not sorted by field id: %d follows %d", d->field_id,
                        m->field_assignment_states[i - 1]->field_id);
     }
-    if (!in_schema(m, d->field_id)) {
+    if (v->checking == NULL || lfa_field_index_find(v->checking, d->field_id) == NULL) {
       lfa_findings_add(c->findings, &w, "FA-STORE-3", LFA_SEVERITY_ERROR,
                        "assignment descriptor %zu names field %d, which is not in the schema", i, d->field_id);
       broken = true;
@@ -406,6 +419,7 @@ static bool check_descriptors(const vf_ctx *c, const vf_version *v, const Manife
                        "the root of field %d carries inline_bytes (field 4 of a later upstream iteration)", d->field_id);
     }
   }
+  free(firsts);
   return broken;
 }
 
@@ -675,13 +689,18 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   const Manifest *m = NULL;
   lfa_status st = read_manifest(&m, &mf, &raw, out, c, err);
   bool broken = raw != NULL; /* a reader rule on descriptors failed: readers reject the version */
+  lfa_field_index fields = {0};
+  if (st == LFA_OK && m != NULL) st = lfa_field_index_make(&fields, m, err);
+  out->checking = m != NULL && st == LFA_OK ? &fields : NULL;
   if (st == LFA_OK && m != NULL) {
     out->decoded = true;
     out->tracked = m->n_field_assignment_states > 0;
     broken |= check_manifest(c, out, m);
   }
-  lfa_pb_free(raw);
   if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, err);
+  out->checking = NULL;
+  lfa_field_index_free(&fields);
+  lfa_pb_free(raw);
   lfa_manifest_file_free(&mf); /* when check_snapshot did not take it */
   if (st == LFA_OK && c->findings->lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory recording findings");
   return st;

@@ -50,7 +50,7 @@ static lfa_where at_txn(const vf_version *n, char *buf, size_t cap) {
 
 static lfa_where at_field(const vf_version *n, int32_t field_id) {
   lfa_where w = {.version = n->version, .file = n->manifest_path, .has_field = true, .field_id = field_id};
-  w.field_name = vf_field_name(n->snap.file.manifest, field_id);
+  w.field_name = vf_snapshot_field_name(&n->snap, field_id);
   size_t t = lfa_snapshot_tracked(&n->snap, field_id);
   if (t != SIZE_MAX) w.file = n->snap.tracked[t].root_file->path; /* the root that holds the state */
   return w;
@@ -202,7 +202,7 @@ static lfa_status check_apply(const vf_ctx *c, const vf_version *p, const vf_ver
     /* [FA-FLAG-6] a sidecar an older writer left out is its damage: name it */
     char file[LFA_PATH_BYTES_MAX], writer[160];
     lfa_where w = at_txn(n, file, sizeof file);
-    vf_locate(&w, NULL, 0, e.msg, n->snap.file.manifest);
+    vf_locate(&w, NULL, 0, e.msg, n);
     vf_writer_of(writer, sizeof writer, n->snap.file.manifest);
     lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the transaction breaks %s: %s (%s)", e.rule, e.msg,
                      writer);

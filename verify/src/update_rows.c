@@ -86,7 +86,7 @@ static void check_field(const vf_ctx *c, const vf_version *p, const vf_version *
   if (assigned == moved && lfa_fragment_stores(f, now->field_id)) /* written */
     return;
   lfa_where w = {.version = n->version, .file = n->manifest_path, .has_field = true, .field_id = now->field_id,
-                 .field_name = vf_field_name(n->snap.file.manifest, now->field_id), .has_fragment = true,
+                 .field_name = vf_snapshot_field_name(&n->snap, now->field_id), .has_fragment = true,
                  .fragment_id = f->id, .n_rows = n_rows, .rows = rows};
   size_t t = lfa_snapshot_tracked(&n->snap, now->field_id);
   if (t != SIZE_MAX) w.file = n->snap.tracked[t].root_file->path;

@@ -10,7 +10,14 @@
  * Which versions are kept: the newest always; every version from
  * `keep_from` on (all of them when it is not given); the versions listed in
  * `keep`; and the tagged ones, read from `_refs/tags/<name>.json` (Lance's
- * tag files; a tag of a branch keeps nothing here).
+ * tag files; a tag of a branch other than "main" keeps nothing here).
+ *
+ * Nothing is deleted unless every kept version, tag and branch, and every
+ * reference they hold, was read and resolved [FA-CLEAN-3]: an unreadable
+ * manifest or root, a referenced object that is not there, a base path that
+ * is relative (it would be resolved against the working directory, not the
+ * dataset), or a `_versions/` that is a link blocks the whole run and is
+ * named in a note.
  *
  * Whose references count [FA-CLEAN-1] [FA-CLEAN-2]: the kept versions of
  * this dataset, and every version of every other dataset that may reach its
@@ -101,7 +108,8 @@ typedef enum lfa_cleanup_keep {
   LFA_CLEANUP_LATEST,      /* the newest version */
   LFA_CLEANUP_TAGGED,      /* a tag names it (the tag file is `tag`) */
   LFA_CLEANUP_LISTED,      /* in options->keep */
-  LFA_CLEANUP_RETAINED     /* >= keep_from, or no keep_from */
+  LFA_CLEANUP_RETAINED,    /* >= keep_from, or no keep_from */
+  LFA_CLEANUP_HELD         /* would be removed, but the plan is blocked [FA-CLEAN-3] */
 } lfa_cleanup_keep;
 
 typedef struct lfa_cleanup_version {
@@ -143,7 +151,7 @@ typedef struct lfa_cleanup_plan {
   size_t n_notes; /* in the order found, at most LFA_CLEANUP_NOTES_MAX */
   lfa_cleanup_note *notes;
   size_t notes_dropped; /* found past that limit: counted only */
-  bool blocked; /* [FA-CLEAN-3] no assignment object is deleted in this run */
+  bool blocked; /* [FA-CLEAN-3] nothing is deleted in this run: no manifest, no object */
 } lfa_cleanup_plan;
 
 /* Plans the cleanup of the dataset at `dir`. Unreadable manifests and roots
@@ -173,15 +181,21 @@ typedef struct lfa_cleanup_done {
   size_t objects_deleted;
   uint64_t bytes_deleted;
   size_t already_gone; /* planned, but no longer there */
-  size_t changed;      /* planned, but the path now holds another file: left alone */
+  size_t changed;      /* planned, but the path now holds another file (or a link): left alone */
+  bool new_versions;   /* versions appeared after the plan: no object was deleted */
 } lfa_cleanup_done;
 
-/* Deletes what the plan says, and nothing else: first the manifests of the
- * removed versions (so no listed version ever references a deleted object,
- * FA-CLEAN-9), then the objects with a DELETE verdict, each only while its
- * path still holds the file planned (same device and inode). Fails on the
- * first file that cannot be deleted, naming it (and its version); what was
- * deleted before stays counted in *out. */
+/* Deletes what the plan says, and nothing else; nothing at all when the
+ * plan is blocked. First the manifests of the removed versions (so no
+ * listed version ever references a deleted object, FA-CLEAN-9, however far
+ * the run gets), then, unless a version was committed since the plan (its
+ * writer may reuse what the plan would delete), the objects with a DELETE
+ * verdict, each only while its path still holds the file planned (same
+ * device and inode). Every file is reached from `dir` one directory at a
+ * time without following a link (O_NOFOLLOW): a directory that is, or has
+ * become, a link leads to no deletion [FA-CLEAN-6]. Fails on the first file
+ * that cannot be deleted, naming it (and its version); what was deleted
+ * before stays counted in *out. */
 lfa_status lfa_cleanup_execute(lfa_cleanup_done *out, const lfa_cleanup_plan *plan, lfa_error *err);
 
 #endif

@@ -76,6 +76,7 @@ typedef struct lfa_snapshot {
   size_t n_tracked;
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
+  lfa_field_index fields;                 /* schema fields by id (lfa_snapshot_field); owned */
   const lfa_object_cache *cache;          /* NULL, or the cache that owns every root, partial
                                              bitmap and deletion set above (borrowed) */
   uint64_t objects_decoded;               /* roots, bitmaps, deletion files decoded (not from the cache) */
@@ -118,6 +119,14 @@ lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
 lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
                                      const lfa_object_cache *cache, lfa_error *err);
+
+/* Reads the assignment object `f` describes, resolved to `path`, on `fs`
+ * (NULL: POSIX), whole, and checks its length [FA-STORE-5]: first the
+ * file's size, so an object whose size contradicts size_bytes is that
+ * error whatever its size, never a reader limit. Errors are prefixed with
+ * f->path. OWNERSHIP: out->data is the caller's. */
+lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
+                           lfa_error *err);
 
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the

@@ -31,6 +31,9 @@
 #define LFA_TREEMAP_BUCKETS_MAX (1u << 16)
 /* Row ids one row-id sequence may expand to. */
 #define LFA_ROW_IDS_MAX (1u << 27) /* 8 bytes each: 1 GiB */
+/* Row ids all the sequences of one snapshot may expand to, together: an
+ * 849-byte manifest can declare 8 fragments of LFA_ROW_IDS_MAX each. */
+#define LFA_SNAPSHOT_ROW_IDS_MAX (1u << 27) /* 8 bytes each: 1 GiB */
 /* Segments in one row-id sequence. */
 #define LFA_ROW_ID_SEGMENTS_MAX (1u << 20)
 /* Versions listed in one `_versions/` directory. */

@@ -45,6 +45,24 @@ lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data,
                                     lfa_error *err);
 void lfa_manifest_file_free(lfa_manifest_file *file);
 
+/* A manifest's schema fields sorted by id, for lookups in O(log F): with
+ * every field and descriptor looked up linearly, a manifest within
+ * LFA_MANIFEST_FILE_BYTES_MAX (millions of fields) took quadratic time.
+ * It borrows the manifest's fields. OWNERSHIP: lfa_field_index_free. */
+typedef struct lfa_field_index {
+  size_t n;
+  const Lance__File__Field **by_id;
+} lfa_field_index;
+lfa_status lfa_field_index_make(lfa_field_index *out, const Lance__Table__Manifest *m, lfa_error *err);
+/* The field with this id (the first listed when ids repeat), or NULL. */
+const Lance__File__Field *lfa_field_index_find(const lfa_field_index *x, int32_t id);
+void lfa_field_index_free(lfa_field_index *x);
+
+/* first[i] for every descriptor i of `m`: the first descriptor naming the
+ * same field, i itself when none before it does [FA-STORE-1]; in
+ * O(D log D). OWNERSHIP: *first is the caller's (free). */
+lfa_status lfa_manifest_first_same_field(size_t **first, const Lance__Table__Manifest *m, lfa_error *err);
+
 /* The reader rules on manifest field 22: field ids unique [FA-STORE-1] and
  * in the schema [FA-STORE-3], every root present with a non-empty path
  * [FA-STORE-4]. Order is not a reader rule (readers sort; FA-STORE-2 is for
