@@ -22,30 +22,19 @@
 //   - lfa eval answers for every version before the damage.
 // --markdown FILE writes the measured table (rows: release, marker,
 // operation; columns: the two row-id modes) for spec/C-released-lance.md.
-import { execFileSync, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-if (!args.release || !args.lfa || !args.work) {
-  console.error("usage: node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE]");
-  process.exit(2);
-}
-const require = createRequire(path.join(HERE, args.release, "package.json"));
-const L = require("@lancedb/lancedb");
-const lance = { lance12: "12.0.0", lance8: "8.0.0" }[args.release];
+import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+
+const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE]",
+  ["release", "lfa", "work"]);
+const { lancedb: L, lance } = loadRelease(args.release);
 const work = path.resolve(args.work);
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
 
-function lfa(...a) {
-  const r = spawnSync(args.lfa, a, { encoding: "utf8", maxBuffer: 1 << 28 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const lfa = (...a) => runLfa(args.lfa, a);
 function lfaOk(...a) {
   const r = lfa(...a);
   if (r.code !== 0) throw new Error(`lfa ${a.join(" ")}: exit ${r.code}: ${(r.err || r.out).trim().split("\n").pop()}`);

@@ -24,27 +24,20 @@
 // On the mixed data-file-version table, `lfa track` must refuse (FA-FLAG-5)
 // and write nothing. One line per dataset, then a total; exit 1 on any
 // disagreement. No expected value comes from lfa.
-import { execFileSync, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-if (!args.release || !args.gen || !args.lfa || !args.work) {
-  console.error("usage: node interop/onto_lane.mjs --release lance12|lance8 --gen GEN_DIR --lfa LFA --work DIR");
-  process.exit(2);
-}
-const require = createRequire(path.join(HERE, args.release, "package.json"));
-const lancedb = require("@lancedb/lancedb");
-const lanceOf = { lance12: "12.0.0", lance8: "8.0.0" }[args.release];
+import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+
+const args = parseArgs("node interop/onto_lane.mjs --release lance12|lance8 --gen GEN_DIR --lfa LFA --work DIR",
+  ["release", "gen", "lfa", "work"]);
+const { lancedb, lance: lanceOf } = loadRelease(args.release);
 const started = Date.now();
 
 function lfa(...argv) {
-  const p = spawnSync(args.lfa, argv, { encoding: "utf8", maxBuffer: 1 << 28 });
-  return { code: p.status, out: p.stdout, err: p.stderr.trim() };
+  const r = runLfa(args.lfa, argv);
+  return { ...r, err: r.err.trim() };
 }
 
 function toNumber(x) {

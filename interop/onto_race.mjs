@@ -25,22 +25,15 @@
 // verifier's to name (FA-FLAG-6), at a version Lance wrote; it is not a
 // lost version. Exit 1 on any lost, replaced or unreadable version, an
 // unclear failure, or a verifier error at a version lfa wrote.
-import { spawn, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const args = { rounds: "8" };
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-if (!args.release || !args.lfa || !args.work) {
-  console.error("usage: node interop/onto_race.mjs --release lance12|lance8 --lfa LFA --work DIR [--rounds N]");
-  process.exit(2);
-}
-const require = createRequire(path.join(HERE, args.release, "package.json"));
-const lancedb = require("@lancedb/lancedb");
-const lanceOf = { lance12: "12.0.0", lance8: "8.0.0" }[args.release];
+import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+
+const args = parseArgs("node interop/onto_race.mjs --release lance12|lance8 --lfa LFA --work DIR [--rounds N]",
+  ["release", "lfa", "work"], { rounds: "8" });
+const { lancedb, lance: lanceOf } = loadRelease(args.release);
 const APPENDS = 12, ROWS = 10;
 const started = Date.now();
 
@@ -93,9 +86,9 @@ async function lfaLoop(dsDir, delay, log) {
 }
 
 function checkRound(db, name, dsDir, log, problems) {
-  const d = spawnSync(args.lfa, ["dump", "--json", dsDir], { encoding: "utf8", maxBuffer: 1 << 26 });
-  if (d.status !== 0) return problems.push(`lfa dump exit ${d.status}: ${d.stderr.trim()}`), null;
-  const versions = JSON.parse(d.stdout).versions;
+  const d = runLfa(args.lfa, ["dump", "--json", dsDir]);
+  if (d.code !== 0) return problems.push(`lfa dump exit ${d.code}: ${d.err.trim()}`), null;
+  const versions = JSON.parse(d.out).versions;
   const op = new Map(versions.map((v) => [v.version, v.operation]));
   const max = Math.max(...op.keys());
   for (let v = 1; v <= max; v++) if (!op.has(v)) problems.push(`version ${v} is missing`);
@@ -136,8 +129,8 @@ for (let round = 0; round < Number(args.rounds); round++) {
   const problems = [...log.unclear];
   const shape = checkRound(db, name, dsDir, log, problems);
   if (shape) await lanceReadsAll(db, name, shape.max, shape.appendsUpTo, problems);
-  const v = spawnSync(args.lfa, ["verify", "--json", dsDir], { encoding: "utf8", maxBuffer: 1 << 26 });
-  const errors = v.stdout ? (JSON.parse(v.stdout).findings || []).filter((f) => f.severity === "error") : [];
+  const v = runLfa(args.lfa, ["verify", "--json", dsDir]);
+  const errors = v.out ? (JSON.parse(v.out).findings || []).filter((f) => f.severity === "error") : [];
   raced.verifyErrors += errors.length;
   for (const f of errors) // [FA-FLAG-6] the damage is at a version Lance wrote, never at lfa's
     if (!log.lance.includes(f.version)) problems.push(`lfa verify reports ${f.rule} at version ${f.version}, which Lance did not write`);

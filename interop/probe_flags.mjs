@@ -18,21 +18,14 @@
 //   known; one word alone is corrupt        ok, corrupt, corrupt
 // One line per bit; exit 1 when any outcome differs from the spec.
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-if (!args.release || !args["set-flags"] || !args.work) {
-  console.error("usage: node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR");
-  process.exit(2);
-}
-const require = createRequire(path.join(HERE, args.release, "package.json"));
-const lancedb = require("@lancedb/lancedb");
-const lanceOf = { lance12: "12.0.0", lance8: "8.0.0" }[args.release];
+import { HERE, loadRelease, parseArgs } from "./lane_util.mjs";
+
+const args = parseArgs("node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR",
+  ["release", "set-flags", "work"]);
+const { lancedb, lance: lanceOf } = loadRelease(args.release);
 
 // The §7 table: bit -> the cell of this release's column.
 function specColumn() {

@@ -1,0 +1,36 @@
+// lane_util.mjs: what the lane's Node scripts share: their `--name value`
+// arguments, the pinned release they drive, and running lfa.
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+// Lance version each pinned release embeds (interop/<release>/package.json).
+const LANCE_OF = { lance12: "12.0.0", lance8: "8.0.0" };
+
+// `--name value` pairs into an object over `defaults`; exits 2 with `usage`
+// when one of `required` is missing.
+export function parseArgs(usage, required, defaults = {}) {
+  const args = { ...defaults };
+  for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+  if (required.some((k) => !args[k])) {
+    console.error(`usage: ${usage}`);
+    process.exit(2);
+  }
+  return args;
+}
+
+// The release's @lancedb/lancedb, from interop/<release>/node_modules, and
+// the Lance version it embeds.
+export function loadRelease(release) {
+  const require = createRequire(path.join(HERE, release, "package.json"));
+  return { lancedb: require("@lancedb/lancedb"), lance: LANCE_OF[release] };
+}
+
+// Runs lfa and returns its exit status and output.
+export function runLfa(bin, argv) {
+  const r = spawnSync(bin, argv, { encoding: "utf8", maxBuffer: 1 << 28 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
