@@ -46,6 +46,7 @@
  */
 #include "bench_util.h"
 
+#include "lfa/bits.h"
 #include "lfa/bitmap.h"
 #include "lfa/materialize.h"
 #include "lfa/remap.h"

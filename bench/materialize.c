@@ -3,7 +3,7 @@
  * A snapshot of FRAGMENTS fragments of ROWS rows (100 x 10^6 = 10^8 rows by
  * default) with one tracked field, in several states; every fragment's
  * is_assigned turned into a bit-packed Boolean array (lfa_assigned_bits,
- * ref/src/materialize.c, FA-EXPR-5) into one output of 10^8 bits, against
+ * ref/format/bits.c, FA-EXPR-5) into one output of 10^8 bits, against
  * memcpy of an output of the same size from another buffer. Partial bitmaps
  * are what a reader holds (encoded in the no-run form and decoded).
  * Deleted rows read 0, so states with deletions clear them too. For one

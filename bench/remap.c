@@ -10,7 +10,7 @@
  *
  * Three ways, timed side by side (best of several runs):
  *   ref    lfa_remap_group, the remap the reference compaction uses
- *          (ref/src/mutate_files.c -> ref/src/remap.c);
+ *          (ref/mutate/mutate_files.c -> ref/model/remap.c);
  *   naive  for each old offset, skip it if deleted, else test it and set
  *          one bit at its new offset: the per-offset loop the reference
  *          used before (mutate.c mut_moved_state over every live row);

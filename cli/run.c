@@ -1,5 +1,5 @@
 /* run.c: `lfa run`, a scenario file executed on the reference writer
- * (ref/src/scenario.c; the format is conformance/SCENARIOS.md).
+ * (harness/scenario.c; the format is conformance/SCENARIOS.md).
  *
  * Every step is applied to a history that writes OUT_DIR as it commits,
  * and what happened is compared with what the scenario expects; the first
@@ -45,7 +45,7 @@ static const char HELP[] =
     "(\"payload.value\"). Operations: append add_columns track rename cast\n"
     "set_nullable drop update merge_insert delete compact replace overlay restore\n"
     "overwrite clone create_index update_config; their keys are named like the\n"
-    "fields of lfa_request (ref/include/lfa/mutate.h). A step may add\n"
+    "fields of lfa_request (ref/mutate/lfa/mutate.h). A step may add\n"
     "\"read_version\" (build against an older version), \"expect\" (\"ok\",\n"
     "\"refused\" or \"conflict\"; default ok), \"expect_rule\", \"check\" ({\"live\",\n"
     "\"tracked\", \"assigned\"}, each optional) and \"note\". Unknown keys are errors.\n"

@@ -1,4 +1,4 @@
-/* sample.c: `lfa sample OUT_DIR` (the writer is ref/src/sample.c). */
+/* sample.c: `lfa sample OUT_DIR` (the writer is harness/sample.c). */
 #include <stdio.h>
 #include <string.h>
 

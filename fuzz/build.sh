@@ -30,9 +30,17 @@ build="${WORK:-/tmp}/lfa-fuzz-build"
 CXX="${CXX:-clang++}"
 
 rm -rf "$build"
+includes_layers=()
 # CMAKE_BUILD_TYPE=None: no -O2/-g of our own on top of the farm's $CFLAGS.
 CC="$CC" CFLAGS="${CFLAGS:-}" cmake -S "$src" -B "$build" -DLFA_VARIANT=release -DCMAKE_BUILD_TYPE=None
-cmake --build "$build" --target lfa_verify lfa_ref -j"$(nproc)"
+cmake --build "$build" --target lfa_harness -j"$(nproc)"
+# every layer's library, top first (LAYERS lists them bottom first)
+layer_libs=()
+while read -r name dir _; do
+  case "$name" in ''|'#'*) continue ;; esac
+  layer_libs=("$build/liblfa_$name.a" "${layer_libs[@]}")
+  includes_layers+=(-I"$src/$dir" -I"$src/$dir/include")
+done < "$src/LAYERS"
 
 lib_roaring="$($CC -print-file-name=libroaring.so)"
 lib_roaring="$(readlink -f "$lib_roaring")"
@@ -42,7 +50,7 @@ cp "$lib_roaring" "$OUT/lib/$soname"
 
 for target_src in "$src"/fuzz/*_fuzz.c; do
   target="$(basename "$target_src" _fuzz.c)"
-  includes=(-I"$src/fuzz" -I"$src/ref/include" -I"$src/verify/include" -I"$src/tests" -I"$build/gen")
+  includes=(-I"$src/fuzz" "${includes_layers[@]}" -I"$src/tests" -I"$build/gen")
   objects=("$build/$target.o")
   $CC $CFLAGS -std=c11 "${includes[@]}" -c "$target_src" -o "$build/$target.o"
   if grep -q '#include "fuzz_history.h"' "$target_src"; then
@@ -50,7 +58,7 @@ for target_src in "$src"/fuzz/*_fuzz.c; do
     objects+=("$build/$target.oracle.o")
   fi
   $CXX $CXXFLAGS "${objects[@]}" -o "$OUT/$target" $LIB_FUZZING_ENGINE \
-    "$build/liblfa_verify.a" "$build/liblfa_ref.a" "$build/liblfa_proto.a" \
+    "${layer_libs[@]}" "$build/liblfa_proto.a" \
     -l:libprotobuf-c.a -l:libzstd.a -lroaring -Wl,-rpath,'$ORIGIN/lib'
   rm -f "$OUT/${target}_seed_corpus.zip"
   (cd "$src/corpus/$target" && zip -q -j "$OUT/${target}_seed_corpus.zip" ./*)

@@ -11,7 +11,7 @@
  *    either no requirement id or an "FA-" one;
  *  - a pure decoder never reports LFA_ERR_IO or LFA_ERR_USAGE (there is no
  *    file and the arguments are valid), nor LFA_ERR_NOMEM: every count is
- *    checked against ref/include/lfa/limits.h before allocating, so under a
+ *    checked against ref/base/lfa/limits.h before allocating, so under a
  *    fuzzer an allocation within the limits succeeds, and lfa_bitmap_decode
  *    reports NOMEM only when CRoaring refuses bytes lfa's own validator
  *    accepted, which is a disagreement worth a crash.

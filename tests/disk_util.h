@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "lfa/dataset.h"
+#include "lfa/load.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
+#include "lfa/commit.h"
 #include "lfa/mutate.h"
 
 typedef struct hist {

@@ -1,6 +1,6 @@
 /* oracle.c: the independent oracle (oracle.h). Every rule below is read
  * from the spec and from the meaning of the request fields in
- * ref/include/lfa/mutate.h; none from the model's code.
+ * ref/mutate/lfa/mutate.h; none from the model's code.
  *
  * The four things that change a row's state (FA-SEM-4): a write of a field
  * on the row (assigned), an invalidation (unassigned), the start of

@@ -1,7 +1,7 @@
 /* oracle.h: an independent oracle for the assignment state, written from
  * the spec (spec/00-terms.md, 04-transaction.md, 05-operations.md,
- * 08-nested-and-ids.md) and the request API (ref/include/lfa/mutate.h),
- * never from the model's code (ref/src/).
+ * 08-nested-and-ids.md) and the request API (ref/mutate/lfa/mutate.h),
+ * never from the model's code (ref/).
  *
  * The state is dense and naive on purpose: a list of fields by PATH, a list
  * of live rows by logical key, and per row one bool per field. No bitmaps,

@@ -1,4 +1,4 @@
-/* test_apply.c: the transition rule (ref/src/apply.c) replayed over
+/* test_apply.c: the transition rule (ref/model/apply.c) replayed over
  * histories written by others: for every commit, the state apply derives
  * from the parent snapshot and the commit's transaction must equal, on every
  * live row, the state the history recorded. The upstream example's states
@@ -15,6 +15,7 @@
 
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
+#include "lfa/load.h"
 #include "lfa/pb.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"

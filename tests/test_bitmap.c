@@ -1,4 +1,4 @@
-/* test_bitmap.c: portable Roaring bitmaps and treemaps (ref/src/bitmap.c).
+/* test_bitmap.c: portable Roaring bitmaps and treemaps (ref/format/bitmap.c).
  * Requirement ids: FA-BITMAP-1, FA-BITMAP-2, FA-TXN-1, FA-LIMIT-1. */
 #include "testutil.h"
 

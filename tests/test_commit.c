@@ -1,4 +1,4 @@
-/* test_commit.c: building N from P and a change (ref/src/commit.c),
+/* test_commit.c: building N from P and a change (ref/commit/commit.c),
  * replayed over the independent upstream example and the sample: for every
  * commit, the structure built from the parent and the recorded transaction
  * (with the deletion sets its files hold) must equal the recorded snapshot,
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/load.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
 #include "lfa/sample.h"

@@ -1,4 +1,4 @@
-/* test_deletion_arrow.c: `.arrow` deletion files (ref/src/deletion_arrow.c).
+/* test_deletion_arrow.c: `.arrow` deletion files (ref/format/deletion_arrow.c).
  * Requirement ids: FA-LANCE-3, FA-LIMIT-1.
  *
  * Round trips, the real file Lance v0.7.5 wrote, and hostile inputs. The

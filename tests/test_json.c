@@ -1,4 +1,4 @@
-/* test_json.c: the strict JSON reader (ref/src/json.c): RFC 8259 documents
+/* test_json.c: the strict JSON reader (ref/base/json.c): RFC 8259 documents
  * accepted with exact integers, every rejection the reader promises (with
  * its line and column), the named limits at and past their bounds, and
  * random damage that must never crash it. */

@@ -1,5 +1,5 @@
 /* test_manifest.c: manifest files, version naming, descriptor rules
- * (ref/src/manifest_file.c, versions.c). Requirement ids: FA-LANCE-1,
+ * (ref/format/manifest_file.c, versions.c). Requirement ids: FA-LANCE-1,
  * FA-LANCE-2, FA-STORE-1, FA-STORE-3, FA-STORE-4, FA-LIMIT-1. */
 #include "testutil.h"
 

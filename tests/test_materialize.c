@@ -1,5 +1,5 @@
 /* test_materialize.c: is_assigned of a fragment as a bit array
- * (ref/src/materialize.c). Requirement id: FA-EXPR-5 (true exactly for an
+ * (ref/format/bits.c). Requirement id: FA-EXPR-5 (true exactly for an
  * all_assigned entry or a partial bitmap holding the offset, false without
  * an entry). Deleted offsets are no rows of the snapshot and read 0.
  *
@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "disk_util.h"
 
+#include "lfa/bits.h"
 #include "lfa/bitmap.h"
 #include "lfa/history.h"
 #include "lfa/materialize.h"

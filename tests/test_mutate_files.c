@@ -1,5 +1,5 @@
 /* test_mutate_files.c: merge_insert, compaction, data replacement and data
- * overlays (ref/src/mutate_files.c), built against R and committed with
+ * overlays (ref/mutate/mutate_files.c), built against R and committed with
  * lfa_commit, so that apply's rules check every transaction. Expected
  * states are derived by hand from the spec (05-operations.md §5, §11, §13,
  * §14) and Lance's compaction planning (lance-internals.md §4), in both

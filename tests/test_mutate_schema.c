@@ -1,5 +1,5 @@
 /* test_mutate_schema.c: the schema and whole-version mutations
- * (ref/src/mutate_schema.c) built against R and committed with lfa_commit,
+ * (ref/mutate/mutate_schema.c) built against R and committed with lfa_commit,
  * so apply's rules check every transaction. Expectations are derived by
  * hand from the spec, by logical key. Requirement ids: FA-MERGE-1,
  * FA-MERGE-2, FA-NEST-6, FA-TXN-8, FA-PROJECT-1..4, FA-NEST-4, FA-CAST-1,

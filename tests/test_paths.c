@@ -1,5 +1,5 @@
 /* test_paths.c: resolving manifest paths through base_paths
- * (ref/src/paths.c) and deletion-file dispatch (ref/src/deletion.c).
+ * (ref/format/paths.c) and deletion-file dispatch (ref/format/deletion.c).
  * Requirement ids: FA-STORE-6, FA-STORE-9, FA-LANCE-3. */
 #include "testutil.h"
 

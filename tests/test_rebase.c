@@ -1,5 +1,5 @@
 /* test_rebase.c: a change built against an older version and committed on
- * a later head (ref/src/rebase.c through lfa_history_apply), each pair of
+ * a later head (ref/commit/rebase.c through lfa_history_apply), each pair of
  * spec 06-concurrency.md §2 checked against states derived by hand.
  * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5, FA-CONC-7,
  * FA-CONC-8, FA-REMAP-1, FA-REMAP-3, FA-MERGEINSERT-6. */

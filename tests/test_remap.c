@@ -1,5 +1,5 @@
 /* test_remap.c: one field's state across a compaction group
- * (ref/src/remap.c). Requirement ids: FA-REMAP-1 (the k-th live old row
+ * (ref/model/remap.c). Requirement ids: FA-REMAP-1 (the k-th live old row
  * becomes the k-th new row), FA-REMAP-2 (live rows fill the new fragments
  * exactly), FA-REWRITE-1 (every live row keeps its state).
  *

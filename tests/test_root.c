@@ -1,4 +1,4 @@
-/* test_root.c: field-assignment roots (ref/src/root.c). Requirement ids:
+/* test_root.c: field-assignment roots (ref/format/root.c). Requirement ids:
  * FA-ROOT-1, FA-ROOT-2, FA-ROOT-3, FA-ROOT-4, FA-ROOT-6, FA-ROOT-7. */
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-/* test_rowids.c: stable row id sequences (ref/src/rowids.c).
+/* test_rowids.c: stable row id sequences (ref/format/rowids.c).
  * Requirement ids: FA-LANCE-11, FA-LIMIT-1.
  *
  * Hand-built inputs are made with the generated protobuf-c structs and packed

@@ -1,5 +1,5 @@
 /* test_transaction.c: transactions and the Field Assignment sidecar
- * (ref/src/transaction.c). Requirement ids: FA-TXN-1, FA-TXN-2, FA-TXN-3,
+ * (ref/format/transaction.c). Requirement ids: FA-TXN-1, FA-TXN-2, FA-TXN-3,
  * FA-TXN-4, FA-BITMAP-2. */
 #include "testutil.h"
 

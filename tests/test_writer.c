@@ -1,4 +1,4 @@
-/* test_writer.c: the dataset writer (ref/src/writer.c). Tables are built by
+/* test_writer.c: the dataset writer (ref/write/writer.c). Tables are built by
  * hand, committed version after version, and read back through the reader
  * (lfa_dataset_versions, lfa_snapshot_load, lfa_table_from_snapshot); the
  * files on disk are checked by listing and reading them.
@@ -20,6 +20,7 @@
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
+#include "lfa/load.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/writer.h"

@@ -1,12 +1,9 @@
-/* materialize.c: is_assigned of a whole fragment as a bit array
- * (lfa/materialize.h). Implements FA-EXPR-5 for a scan that wants one
- * Boolean per physical offset.
+/* bits.c: bit arrays from bitmaps (lfa/bits.h), container by container.
  *
  * In order: the portable containers of a bitmap (a walker over CRoaring's
- * own serialization), bit ranges, a bitmap into or out of a bit array, and
- * the fragment of a snapshot.
+ * own serialization), bit ranges, and a bitmap into or out of a bit array.
  */
-#include "lfa/materialize.h"
+#include "lfa/bits.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -174,7 +171,7 @@ static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const
   }
 }
 
-static lfa_status check_size(size_t out_len, uint64_t n_bits, lfa_error *err) {
+lfa_status lfa_bits_check_len(size_t out_len, uint64_t n_bits, lfa_error *err) {
   uint64_t need = n_bits / 8 + (n_bits % 8 != 0);
   if (out_len != need)
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "%llu bits need %llu bytes, the output has %zu",
@@ -188,7 +185,7 @@ static lfa_status check_size(size_t out_len, uint64_t n_bits, lfa_error *err) {
  * byte of `out` is written once or twice, never read first. */
 lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                                 lfa_error *err) {
-  lfa_status st = check_size(out_len, n_bits, err);
+  lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
   walker w;
   if (st != LFA_OK || out_len == 0) return st;
   if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
@@ -213,7 +210,7 @@ lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, c
 
 lfa_status lfa_bits_clear_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                                  lfa_error *err) {
-  lfa_status st = check_size(out_len, n_bits, err);
+  lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
   walker w;
   if (st != LFA_OK || out_len == 0) return st;
   if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
@@ -224,55 +221,7 @@ lfa_status lfa_bits_clear_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, 
   return st;
 }
 
-/* ---- one fragment of a snapshot ------------------------------------------------------ */
-
-/* The root entry of fragment `id` (entries ascend by id, FA-ROOT-2), or NULL. */
-static const lfa_fragment_assignment *entry_of(const lfa_tracked_field *t, uint64_t id) {
-  size_t lo = 0, hi = t->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->fragments[mid].fragment_id == id) return &t->fragments[mid];
-    if (t->fragments[mid].fragment_id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return NULL;
-}
-
-static lfa_status check_request(const lfa_snapshot *snap, size_t tracked_index, size_t fragment_index, lfa_error *err) {
-  if (snap == NULL || snap->file.manifest == NULL)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no snapshot to materialize from");
-  if (tracked_index >= snap->n_tracked)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no tracked field at index %zu (%zu tracked)", tracked_index,
-                    snap->n_tracked);
-  if (fragment_index >= snap->file.manifest->n_fragments)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "no fragment at index %zu (%zu fragments)", fragment_index,
-                    snap->file.manifest->n_fragments);
-  if (snap->tracked[tracked_index].root == NULL)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded (lfa_snapshot_load_field)",
-                    snap->tracked[tracked_index].field_id);
-  return LFA_OK;
-}
-
-/* [FA-EXPR-5] (F, o) is true exactly when F's entry is all_assigned or its
- * partial bitmap holds o; a fragment without an entry is all false. Row ids
- * play no part. Deleted offsets are no rows of the snapshot: 0. */
-lfa_status lfa_assigned_bits(uint8_t *out, size_t out_len, const lfa_snapshot *snap, size_t tracked_index,
-                             size_t fragment_index, lfa_error *err) {
-  lfa_status st = check_request(snap, tracked_index, fragment_index, err);
-  if (st != LFA_OK) return st;
-  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[fragment_index];
-  if ((st = check_size(out_len, f->physical_rows, err)) != LFA_OK || out_len == 0) return st;
-  const lfa_fragment_assignment *e = entry_of(&snap->tracked[tracked_index], f->id);
-  if (e == NULL) {
-    memset(out, 0, out_len);
-  } else if (e->all) {
-    memset(out, 0xFF, out_len);
-    clear_tail(out, out_len, f->physical_rows);
-  } else {
-    st = lfa_bits_from_bitmap(out, out_len, f->physical_rows, e->rows, err);
-  }
-  const roaring_bitmap_t *deleted = snap->deleted != NULL ? snap->deleted[fragment_index] : NULL;
-  if (st == LFA_OK && e != NULL && deleted != NULL)
-    st = lfa_bits_clear_bitmap(out, out_len, f->physical_rows, deleted, err);
-  return st;
+void lfa_bits_fill(uint8_t *out, size_t out_len, uint64_t n_bits, bool value) {
+  memset(out, value ? 0xFF : 0, out_len);
+  clear_tail(out, out_len, n_bits);
 }

@@ -21,7 +21,16 @@
 
 #include "lfa/bitmap.h"
 #include "lfa/rowids.h"
-#include "mutate_internal.h"
+
+typedef Lance__Table__Transaction Txn;
+typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
+typedef Lance__Table__DataFragment DataFragment;
+
+/* A row of the head: its fragment index and physical offset. */
+typedef struct src_row {
+  size_t fragment;
+  uint32_t offset;
+} src_row;
 
 typedef struct rb {
   lfa_change *c;
@@ -371,7 +380,7 @@ static lfa_status merge_delete(const rb *b) {
  * fragments comes from: by row id with stable row ids (FA-REMAP-3), else
  * the k-th live old row (FA-REMAP-1). Lance's conflicts keep the old
  * fragments as they were at R, so the mapping holds in P. */
-static lfa_status group_sources(row_ref *src, uint64_t n, const lfa_table *p,
+static lfa_status group_sources(src_row *src, uint64_t n, const lfa_table *p,
                                 const Lance__Table__Transaction__Rewrite__RewriteGroup *g, const uint64_t *ids, lfa_error *err) {
   uint64_t k = 0;
   for (size_t j = 0; j < g->n_old_fragments; j++) {
@@ -379,9 +388,9 @@ static lfa_status group_sources(row_ref *src, uint64_t n, const lfa_table *p,
     if (i == SIZE_MAX) return lfa_fail(err, LFA_ERR_USAGE, "FA-REMAP-1", "old fragment %" PRIu64 " is not in the head", g->old_fragments[j]->id);
     for (uint32_t o = 0; o < p->fragments[i].physical_rows; o++) {
       if (!lfa_fragment_is_live(&p->fragments[i], o)) continue;
-      if (ids == NULL && k < n) src[k] = (row_ref){i, o};
+      if (ids == NULL && k < n) src[k] = (src_row){i, o};
       for (uint64_t x = 0; ids != NULL && x < n; x++)
-        if (p->fragments[i].row_ids && ids[x] == p->fragments[i].row_ids[o]) src[x] = (row_ref){i, o};
+        if (p->fragments[i].row_ids && ids[x] == p->fragments[i].row_ids[o]) src[x] = (src_row){i, o};
       k++;
     }
   }
@@ -392,8 +401,7 @@ static lfa_status group_sources(row_ref *src, uint64_t n, const lfa_table *p,
  * tracked in P: the state of the rows it took, read in P. */
 static lfa_status restate_rewrite(const rb *b) {
   const lfa_table *p = version(b, b->head);
-  mut m = {p, b->req, b->c, p->version + 1, 0, b->err};
-  Sidecar *s = mut_sidecar(&m);
+  Sidecar *s = lfa_change_sidecar(b->c, b->err);
   if (s == NULL) return lfa_arena_check(&b->c->arena, b->err);
   s->n_fragment_states = 0;
   const Lance__Table__Transaction__Rewrite *rw = b->c->txn->rewrite;
@@ -402,7 +410,7 @@ static lfa_status restate_rewrite(const rb *b) {
     const Lance__Table__Transaction__Rewrite__RewriteGroup *grp = rw->groups[g];
     uint64_t total = 0;
     for (size_t j = 0; j < grp->n_new_fragments; j++) total += grp->new_fragments[j]->physical_rows;
-    row_ref *src = calloc(total + 1, sizeof *src);
+    src_row *src = calloc(total + 1, sizeof *src);
     uint64_t *ids = NULL;
     st = src ? LFA_OK : lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
     if (st == LFA_OK && p->stable_row_ids) { /* the moved rows' ids, in new-row order */
@@ -426,7 +434,7 @@ static lfa_status restate_rewrite(const rb *b) {
           if (lfa_cell_contains(&p->tracked[f].cells[src[base + x].fragment], src[base + x].offset))
             roaring_bitmap_add(cell.rows, (uint32_t)x);
         lfa_cell_canonicalize(&cell, nf->physical_rows);
-        mut_add_fragment_state(&m, nf, p->tracked[f].field_id, &cell);
+        lfa_change_add_fragment_state(b->c, p, nf, p->tracked[f].field_id, &cell, b->err);
         lfa_bitmap_free(cell.rows);
       }
       base += nf->physical_rows;

@@ -1,5 +1,5 @@
 /* mutate_internal.h: what the mutation files (mutate*.c) share. Private to
- * ref/src; the public face is lfa/mutate.h. */
+ * ref/mutate/; the public face is lfa/mutate.h and lfa/change.h. */
 #ifndef LFA_MUTATE_INTERNAL_H
 #define LFA_MUTATE_INTERNAL_H
 

@@ -343,6 +343,39 @@ void mut_add_transfer(mut *m, int32_t source, int32_t target) {
   push(m, &s->transfers, &s->n_transfers, tr);
 }
 
+/* ---- the change, for committers ----------------------------------------------------- */
+
+lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
+  uint64_t known = LFA_WRITER_FLAGS_KNOWN | (t->n_tracked > 0 ? LFA_FLAG_FIELD_ASSIGNMENT_DRAFT : 0);
+  uint64_t unknown = t->writer_feature_flags & ~known;
+  if (unknown == 0) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64
+                  ", with bits 0x%" PRIx64 " this writer does not know: it cannot keep their state", t->version,
+                  t->writer_feature_flags, unknown);
+}
+
+void lfa_change_free(lfa_change *c) {
+  for (size_t i = 0; i < c->n_deletions; i++) lfa_bitmap_free(c->deletions[i].offsets);
+  lfa_arena_free(&c->arena);
+  memset(c, 0, sizeof *c);
+}
+
+Sidecar *lfa_change_sidecar(lfa_change *c, lfa_error *err) {
+  mut m = {NULL, NULL, c, 0, 0, err};
+  return mut_sidecar(&m);
+}
+
+void lfa_change_add_transfer(lfa_change *c, const lfa_table *r, int32_t source, int32_t target, lfa_error *err) {
+  mut m = {r, NULL, c, 0, 0, err};
+  mut_add_transfer(&m, source, target);
+}
+
+void lfa_change_add_fragment_state(lfa_change *c, const lfa_table *r, const DataFragment *pb, int32_t field,
+                                   const lfa_cell *cell, lfa_error *err) {
+  mut m = {r, NULL, c, 0, 0, err};
+  mut_add_fragment_state(&m, pb, field, cell);
+}
+
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 typedef lfa_status (*op_fn)(mut *m);

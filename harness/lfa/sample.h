@@ -1,5 +1,5 @@
 /* sample.h: the five-version example dataset lfa ships as its default
- * input (see ref/src/sample.c for its history). */
+ * input (see harness/sample.c for its history). */
 #ifndef LFA_SAMPLE_H
 #define LFA_SAMPLE_H
 

@@ -14,7 +14,7 @@
 
 #include "lfa/bitmap.h"
 #include "lfa/bytes.h"
-#include "lfa/materialize.h"
+#include "lfa/bits.h"
 
 enum {
   PAD = 16,            /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */

@@ -197,24 +197,23 @@ lfa_status lfa_fragment_add_overlay(lfa_fragment *f, const Lance__Table__DataOve
   return st;
 }
 
-/* ---- from a snapshot read from disk -------------------------------------------- */
+/* ---- from the manifest's messages ------------------------------------------------ */
 
-static bool field_from_pb(lfa_field *out, const Lance__File__Field *f) {
+bool lfa_field_from_pb(lfa_field *out, const Lance__File__Field *f) {
   out->id = f->id, out->parent_id = f->parent_id, out->nullable = f->nullable;
   return dup_string(&out->name, f->name) && dup_string(&out->logical_type, f->logical_type);
 }
 
-static bool fragment_from_pb(lfa_fragment *out, const lfa_snapshot *snap, size_t i) {
-  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
+bool lfa_fragment_from_pb(lfa_fragment *out, const Lance__Table__DataFragment *f, const roaring_bitmap_t *deleted,
+                          const uint64_t *row_ids, uint64_t n_row_ids) {
   out->id = f->id, out->physical_rows = f->physical_rows;
   if (f->deletion_file != NULL)
     out->deletion_file = (lfa_deletion_file){f->deletion_file->read_version, f->deletion_file->id,
                                              f->deletion_file->file_type ==
                                                  LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP};
   bool ok = (f->n_files == 0 || (out->files = calloc(f->n_files, sizeof *out->files)) != NULL) &&
-            dup_bitmap(&out->deleted, snap->deleted[i]) &&
-            (snap->row_ids[i].ids == NULL ||
-             dup_array((void **)&out->row_ids, snap->row_ids[i].ids, snap->row_ids[i].count, sizeof(uint64_t)));
+            dup_bitmap(&out->deleted, deleted) &&
+            (row_ids == NULL || dup_array((void **)&out->row_ids, row_ids, n_row_ids, sizeof(uint64_t)));
   for (size_t k = 0; ok && k < f->n_files; k++) {
     out->n_files = k + 1;
     ok = dup_string(&out->files[k].path, f->files[k]->path) &&
@@ -222,84 +221,6 @@ static bool fragment_from_pb(lfa_fragment *out, const lfa_snapshot *snap, size_t
     out->files[k].n_fields = f->files[k]->n_fields;
   }
   return ok;
-}
-
-/* The cells of one loaded tracked field, in the table's fragment order. */
-static bool state_from_snapshot(lfa_field_state *out, const lfa_table *t, const lfa_tracked_field *tf) {
-  out->field_id = tf->field_id;
-  out->cells = calloc(t->n_fragments ? t->n_fragments : 1, sizeof *out->cells);
-  bool ok = out->cells != NULL;
-  for (size_t k = 0; ok && k < tf->count; k++) {
-    size_t i = lfa_table_fragment(t, tf->fragments[k].fragment_id);
-    if (i == SIZE_MAX) continue; /* the loader already refused this (FA-ROOT-5) */
-    out->cells[i].kind = tf->fragments[k].all ? LFA_CELL_ALL : LFA_CELL_PARTIAL;
-    ok = dup_bitmap(&out->cells[i].rows, tf->fragments[k].rows);
-  }
-  return ok;
-}
-
-/* Every fragment's overlays, as the manifest lists them (table order is
- * snap->by_id order). */
-static lfa_status overlays_from_snapshot(lfa_table *t, const lfa_snapshot *snap, lfa_error *err) {
-  for (size_t k = 0; k < t->n_fragments; k++) {
-    const Lance__Table__DataFragment *f = snap->file.manifest->fragments[snap->by_id[k].index];
-    for (size_t j = 0; j < f->n_overlays; j++) {
-      lfa_status st = lfa_fragment_add_overlay(&t->fragments[k], f->overlays[j], err);
-      if (st != LFA_OK) {
-        lfa_error_prefix(err, "fragment %" PRIu64, f->id);
-        return st;
-      }
-    }
-  }
-  return LFA_OK;
-}
-
-lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err) {
-  const Lance__Table__Manifest *m = snap->file.manifest;
-  memset(out, 0, sizeof *out);
-  out->version = snap->version;
-  out->stable_row_ids = snap->stable_row_ids;
-  out->next_row_id = m->next_row_id;
-  out->writer_feature_flags = m->writer_feature_flags; /* [FA-FLAG-5] what a committer must know */
-  bool ok = (out->fields = calloc(m->n_fields + 1, sizeof *out->fields)) != NULL &&
-            (out->fragments = calloc(m->n_fragments + 1, sizeof *out->fragments)) != NULL &&
-            (out->tracked = calloc(snap->n_tracked + 1, sizeof *out->tracked)) != NULL;
-  for (size_t i = 0; ok && i < m->n_fields; i++, out->n_fields++) ok = field_from_pb(&out->fields[i], m->fields[i]);
-  /* in id order (snap->by_id), whatever order the manifest lists */
-  for (size_t k = 0; ok && k < m->n_fragments; k++, out->n_fragments++) {
-    ok = fragment_from_pb(&out->fragments[k], snap, snap->by_id[k].index);
-    if (out->fragments[k].id > out->max_fragment_id) out->max_fragment_id = (uint32_t)out->fragments[k].id;
-    out->has_max_fragment_id = true;
-  }
-  if (m->_max_fragment_id_case == LANCE__TABLE__MANIFEST___MAX_FRAGMENT_ID_MAX_FRAGMENT_ID) {
-    out->has_max_fragment_id = true;
-    if (m->max_fragment_id > out->max_fragment_id) out->max_fragment_id = m->max_fragment_id;
-  }
-  lfa_status st = ok ? overlays_from_snapshot(out, snap, err) : LFA_OK;
-  if (st != LFA_OK) {
-    lfa_table_free(out);
-    return st;
-  }
-  for (size_t s = 0; ok && s < snap->n_tracked; s++, out->n_tracked++) {
-    if (snap->tracked[s].root == NULL) {
-      lfa_table_free(out);
-      return lfa_fail(err, LFA_ERR_USAGE, NULL, "field %d is not loaded", snap->tracked[s].field_id);
-    }
-    ok = state_from_snapshot(&out->tracked[s], out, &snap->tracked[s]);
-  }
-  if (ok) return LFA_OK;
-  lfa_table_free(out);
-  return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build the table of version %llu", (unsigned long long)snap->version);
-}
-
-lfa_status lfa_table_load_version(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t version,
-                                  lfa_error *err) {
-  lfa_snapshot snap;
-  lfa_status st = lfa_snapshot_load_version(&snap, fs, dir, version, err);
-  if (st != LFA_OK) return st;
-  st = lfa_table_from_snapshot(out, &snap, err);
-  lfa_snapshot_free(&snap);
-  return st;
 }
 
 /* ---- lookups and cells ------------------------------------------------------------ */

@@ -21,6 +21,7 @@
 #include "lfa/fs.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
+#include "lfa/load.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"

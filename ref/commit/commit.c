@@ -32,15 +32,9 @@
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
 #include "lfa/rowids.h"
-#include "mutate_internal.h"
 
 typedef Lance__Table__DataFragment DataFragment;
 
-void lfa_change_free(lfa_change *c) {
-  for (size_t i = 0; i < c->n_deletions; i++) lfa_bitmap_free(c->deletions[i].offsets);
-  lfa_arena_free(&c->arena);
-  memset(c, 0, sizeof *c);
-}
 
 /* ---- fragments of the transaction -------------------------------------------- */
 
@@ -484,7 +478,6 @@ static lfa_status repair_field_ids(lfa_table *n, const lfa_table *p, lfa_change 
   /* a duplicated id is listed, so largest >= 0 whenever count > 0 */
   if (st == LFA_OK && count > 0 && count > (size_t)(INT32_MAX - largest)) /* hostile ids: no fresh one left */
     st = lfa_fail(err, LFA_ERR_LIMIT, NULL, "%zu duplicated field ids, and no fresh id above %d", count, largest);
-  mut m = {p, NULL, c, n->version, 0, err};
   for (size_t d = 0; st == LFA_OK && d < count; d++) {
     int32_t next = largest + 1 + (int32_t)d; /* Lance's max_field_id() + 1, in order */
     for (size_t i = 0; i < n->n_fragments; i++) renumber_newest(&n->fragments[i], dup[d], next);
@@ -497,7 +490,7 @@ static lfa_status repair_field_ids(lfa_table *n, const lfa_table *p, lfa_change 
     rename_in_sidecar(c->txn->field_assignment_transaction, dup[d], next);
     bool carried = p != NULL && c->txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE &&
                    lfa_table_tracked(p, dup[d]) != NULL;
-    if (carried) mut_add_transfer(&m, dup[d], next);
+    if (carried) lfa_change_add_transfer(c, p, dup[d], next, err);
     st = lfa_arena_check(&c->arena, err);
   }
   if (st == LFA_OK && count > 0) drop_dead_files(n);
@@ -538,15 +531,6 @@ static lfa_status commit_restore(lfa_table *n, const lfa_table *p, const lfa_tab
   if (p != NULL && p->has_max_fragment_id && (!n->has_max_fragment_id || p->max_fragment_id > n->max_fragment_id))
     n->max_fragment_id = p->max_fragment_id, n->has_max_fragment_id = true;
   return LFA_OK;
-}
-
-lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
-  uint64_t known = LFA_WRITER_FLAGS_KNOWN | (t->n_tracked > 0 ? LFA_FLAG_FIELD_ASSIGNMENT_DRAFT : 0);
-  uint64_t unknown = t->writer_feature_flags & ~known;
-  if (unknown == 0) return LFA_OK;
-  return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64
-                  ", with bits 0x%" PRIx64 " this writer does not know: it cannot keep their state", t->version,
-                  t->writer_feature_flags, unknown);
 }
 
 lfa_status lfa_commit(lfa_table *n, const lfa_table *p, lfa_change *c, const lfa_table *restored, lfa_error *err) {

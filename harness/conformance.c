@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lfa/dataset.h"
+#include "lfa/load.h"
 #include "lfa/fs.h"
 #include "lfa/json.h"
 #include "lfa/limits.h"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lfa/commit.h"
+#include "lfa/change.h"
 #include "lfa/error.h"
 #include "lfa/table.h"
 

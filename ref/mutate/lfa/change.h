@@ -1,19 +1,18 @@
-/* commit.h: committing a change onto a head.
+/* change.h: what a mutation produces (lfa/mutate.h) and a commit consumes
+ * (lfa/commit.h).
  *
- * A mutation (mutate.h) produces an lfa_change: the Lance transaction it
- * would commit, plus what a transaction cannot carry but a real writer has
- * already written to storage by then: the cumulative deletion sets of the
- * deletion files it names, and the logical keys of the rows it creates.
- *
- * lfa_commit builds the new snapshot N from the head P the way Lance's
- * manifest builder does (fragments added, replaced, removed; ids handed
- * out; row ids assigned), then derives every tracked field's state with
- * lfa_apply_assignment (FA-OP-3: always from P, the head committed on).
+ * An lfa_change is the Lance transaction a mutation would commit, plus what
+ * a transaction cannot carry but a real writer has already written to
+ * storage by then: the cumulative deletion sets of the deletion files it
+ * names, and the logical keys of the rows it creates.
  */
-#ifndef LFA_COMMIT_H
-#define LFA_COMMIT_H
+#ifndef LFA_CHANGE_H
+#define LFA_CHANGE_H
 
 #include <roaring/roaring.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "lfa/arena.h"
 #include "lfa/error.h"
@@ -53,6 +52,17 @@ typedef struct lfa_change {
 
 void lfa_change_free(lfa_change *change);
 
+/* Entries of the change's FieldAssignmentTransaction (the sidecar, created
+ * when absent) for committers that adjust a change after the mutation
+ * built it: a commit that renumbers a duplicated field id carries its state
+ * to the new id [FA-ID-2], a rebase restates a rewrite's new fragments from
+ * the head it lands on [FA-CONC-5]. `r` is the snapshot the change is
+ * committed on. Out of memory shows in lfa_arena_check(&change->arena). */
+Lance__Table__Transaction__FieldAssignmentTransaction *lfa_change_sidecar(lfa_change *change, lfa_error *err);
+void lfa_change_add_transfer(lfa_change *change, const lfa_table *r, int32_t source, int32_t target, lfa_error *err);
+void lfa_change_add_fragment_state(lfa_change *change, const lfa_table *r, const Lance__Table__DataFragment *pb,
+                                   int32_t field, const lfa_cell *cell, lfa_error *err);
+
 /* The writer feature bits this committer knows [FA-FLAG-4]: Lance's bits 1
  * to 64, whose state the reference model keeps (deletion files, stable row
  * ids, table config, base paths, data overlays), and field assignment's
@@ -68,15 +78,5 @@ void lfa_change_free(lfa_change *change);
  * state of a feature it does not know. lfa_mutate checks R, and lfa_commit
  * checks P, the head after any rebase. */
 lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);
-
-/* Builds N = P + change as version P.version + 1. `restored` is the table
- * of the version a Restore names, or the source of a Clone (NULL
- * otherwise); `p` is NULL only when the change creates the dataset.
- * Like Lance's committer, it repairs field ids an older writer stored twice
- * in one fragment (FA-LANCE-6), and then adds the Transfers that carry the
- * renumbered fields' tracking to the change's sidecar [FA-ID-4]: the
- * change is the transaction applied, to be stored as it is (FA-TXN-17). */
-lfa_status lfa_commit(lfa_table *n, const lfa_table *p, lfa_change *change, const lfa_table *restored,
-                      lfa_error *err);
 
 #endif

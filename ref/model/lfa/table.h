@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lfa/dataset.h"
 #include "lfa/error.h"
+#include "lfa/manifest.h"
 
 typedef struct lfa_field {
   int32_t id;
@@ -115,12 +115,13 @@ lfa_status lfa_fragment_add_overlay(lfa_fragment *fragment, const Lance__Table__
 void lfa_table_drop_state(lfa_table *table);
 lfa_status lfa_table_copy(lfa_table *out, const lfa_table *table, lfa_error *err);
 
-/* Builds the model of a loaded snapshot (every tracked field loaded). */
-lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err);
-/* The model of version `version` of `dir` as a reader loads it
- * (lfa_snapshot_load_version, then lfa_table_from_snapshot). */
-lfa_status lfa_table_load_version(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t version,
-                                  lfa_error *err);
+/* A field and a fragment as the manifest's messages describe them (copies:
+ * nothing of the messages is kept); `deleted` and `row_ids` come from the
+ * fragment's deletion file and row id sequence, or NULL. False: out of
+ * memory (what was built stays in *out for lfa_*_free). */
+bool lfa_field_from_pb(lfa_field *out, const Lance__File__Field *f);
+bool lfa_fragment_from_pb(lfa_fragment *out, const Lance__Table__DataFragment *f, const roaring_bitmap_t *deleted,
+                          const uint64_t *row_ids, uint64_t n_row_ids);
 
 /* Lookups; SIZE_MAX / NULL when absent. */
 size_t lfa_table_fragment(const lfa_table *table, uint64_t fragment_id);
