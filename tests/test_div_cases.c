@@ -3,7 +3,7 @@
  *
  *   div_merge_rewriting_tracked_field_assigns (D9.15): a Merge that stores
  *     a new data file for a field already tracked. Lance commits one when a
- *     column is rewritten into a new file (lance-internals.md §5.1, §5.2):
+ *     column is rewritten into a new file (02§8.4):
  *     the fragment list restated, the new file listing the field, the old
  *     files' entry for it tombstoned to -2.
  *   div_deep_clone_localized_root_new_path (DX.1): a deep clone of a
@@ -156,7 +156,7 @@ static const char *ID_F[] = {"id", "f"}, *ID_F_G[] = {"id", "f", "g"}, *F[] = {"
 /* The fragments of `p` as a Merge restates them, with field `f` of
  * fragment `frag` rewritten into a new data file `path`: f's id in that
  * fragment's files becomes the tombstone -2, a file left with tombstones
- * only is dropped (Lance's rewrite of a column, lance-internals.md §5.1),
+ * only is dropped (Lance's rewrite of a column, 02§8.4),
  * and the new file listing f is added last. Row ids restated inline with
  * stable row ids, as Lance restates them. Allocated in the change's arena. */
 static DataFragment *restated(lfa_change *c, const lfa_table *p, size_t i, uint64_t frag, int32_t f, const char *path) {

@@ -150,7 +150,7 @@ static const Lance__Table__Transaction__FieldAssignmentTransaction__Transfer *on
   return s->transfers[0];
 }
 
-/* P is v2 as an older writer (Lance 0.10.5, lance-internals §6) left it:
+/* P is v2 as an older writer (Lance 0.10.5, 02§8.5) left it:
  * fragment 0 also holds an older file z-old.lance listing id 1 (a dropped
  * field's values). Id 1 is stored twice in fragment 0 (FA-LANCE-6). An
  * append of key 7 (id and emb, file v3-0.lance [0, 1]) commits on it, and

@@ -2,7 +2,7 @@
  * overlays (ref/mutate/mutate_files.c), built against R and committed with
  * lfa_commit, so that apply's rules check every transaction. Expected
  * states are derived by hand from the spec (05-operations.md §5, §11, §13,
- * §14) and Lance's compaction planning (lance-internals.md §4), in both
+ * §14) and Lance's compaction planning (02§8.3), in both
  * row-id modes. Requirement ids: FA-MERGEINSERT-1, FA-MERGEINSERT-3,
  * FA-MERGEINSERT-4, FA-MERGEINSERT-5, FA-MERGEINSERT-6, FA-UPDATE-4,
  * FA-SEM-5, FA-INVAL-2, FA-REWRITE-1, FA-REWRITE-2, FA-REMAP-1, FA-REMAP-2,

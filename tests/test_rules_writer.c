@@ -432,7 +432,7 @@ static void test_FA_LIMIT_3_writer_stays_within_reader_limits(void **state) {
 /* ---- FA-MERGEINSERT-2: _rowid values are row ids of R --------------------------------------- */
 
 /* Stable row ids: create hands out ids 0..5 to keys 1..6 in order (from
- * next_row_id 0, lance-internals §7); v3 compacts both fragments into one
+ * next_row_id 0, 02§8.6); v3 compacts both fragments into one
  * (ids kept, FA-REMAP-3), v4 deletes key 3 (id 2). A merge on _rowid
  * whose source holds the values 1, 2, 4 and 99 and emb: 1 and 4 are keys
  * 2 and 5, written; 2 is deleted and 99 was never handed out: they match

@@ -1,7 +1,7 @@
 /* commit.c: building N from the head P and a change (lfa/commit.h), the way
  * Lance's manifest builder does, then its state by lfa_apply_assignment.
  *
- * Structure, per operation (lance-internals.md §2, §4, §5):
+ * Structure, per operation (02§8.1, 02§8.3, 02§8.4):
  *   Append            P's fragments + the new ones (ids handed out)
  *   Delete            updated fragments take their new deletion sets;
  *                     deleted_fragment_ids leave
@@ -236,7 +236,7 @@ static void drop_fragments(lfa_table *n) {
   n->n_fragments = 0;
 }
 
-/* Ids restart at 0, the high-water mark stays (lance-internals.md §6). */
+/* Ids restart at 0, the high-water mark stays (02§8.5). */
 static lfa_status build_overwrite(lfa_table *n, const lfa_change *c, lfa_error *err) {
   const Lance__Table__Transaction__Overwrite *op = c->txn->overwrite;
   lfa_status st = set_schema(n, op->schema, op->n_schema, err);
@@ -303,7 +303,7 @@ static lfa_status build_delete(lfa_table *n, const lfa_change *c, lfa_error *err
 }
 
 /* Data files that list no field of the schema are removed; mixed files
- * keep listing dropped ids (lance-internals.md §5.4). */
+ * keep listing dropped ids (02§8.4). */
 static void drop_dead_files(lfa_table *n) {
   for (size_t i = 0; i < n->n_fragments; i++) {
     lfa_fragment *f = &n->fragments[i];
@@ -458,7 +458,7 @@ static void rename_in_sidecar(Lance__Table__Transaction__FieldAssignmentTransact
 }
 
 /* [FA-ID-4] Lance's repair of duplicate field ids (fix_schema, run on every
- * commit; lance-internals.md §6), for a P an older writer left with an id
+ * commit; 02§8.5), for a P an older writer left with an id
  * stored twice in one fragment (FA-LANCE-6): each such id gets a fresh id
  * (from max_field_id() + 1, in ascending order of the old ids), which the
  * newest file listing it in each fragment and the schema field take;

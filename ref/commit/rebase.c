@@ -5,8 +5,7 @@
  *      transferred, given fragment states) that left the schema (FA-CONC-6),
  *      Initialization(ASSIGNED) racing added rows (FA-CONC-7), the same
  *      field initialized twice (FA-CONC-8);
- *   2. Lance's own conflicts between the two operations (lance-internals
- *      §8); they keep the fragments a change rewrites as they were at R;
+ *   2. Lance's own conflicts between the two operations (06§2); they keep the fragments a change rewrites as they were at R;
  *   3. RowChange addresses moved through I (FA-CONC-4).
  *
  * Then, against P: deletion sets merged (Lance's Delete/Delete rebase), and

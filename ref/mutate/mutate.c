@@ -233,7 +233,7 @@ DataFragment *mut_fragment_pb(mut *m, const lfa_fragment *f) {
   return pb;
 }
 
-/* [lance-internals §3] a new cumulative file: `.arrow` up to 5000 offsets
+/* [02§8.2] a new cumulative file: `.arrow` up to 5000 offsets
  * unless the fragment already had a `.bin` (Lance never demotes one). The
  * id is the version created, unique per fragment and version. */
 lfa_status mut_set_deletions(mut *m, DataFragment *pb, const roaring_bitmap_t *deleted) {

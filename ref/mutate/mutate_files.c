@@ -1,6 +1,6 @@
 /* mutate_files.c: mutations that rewrite or add data files of existing rows:
  * compaction (Rewrite), merge_insert (an Update), data replacement and data
- * overlays. Spec 05-operations.md §5, §11 (FA-MERGEINSERT-1..6), §13, §14; lance-internals.md §4
+ * overlays. Spec 05-operations.md §5, §11 (FA-MERGEINSERT-1..6), §13, §14; 02§8.3
  * (compaction planning and execution) and §5.1-5.3. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ static void add_new_fragment(mut *m, Update *op, DataFragment *pb) {
 
 /* ---- compaction (Rewrite, spec §5) ------------------------------------------ */
 
-/* Lance's default target_rows_per_fragment (lance-internals.md §4.1). */
+/* Lance's default target_rows_per_fragment (02§8.3). */
 enum { COMPACT_DEFAULT_TARGET = 1024 * 1024 };
 
 typedef enum candidacy { NOT_CANDIDATE, WITH_NEIGHBORS, ITSELF } candidacy;
@@ -44,7 +44,7 @@ static uint64_t live_rows(const lfa_fragment *f) {
   return f->physical_rows - (f->deleted ? roaring_bitmap_get_cardinality(f->deleted) : 0);
 }
 
-/* [lance-internals §4.1] More than 10% of the rows deleted: the fragment is
+/* [02§8.3] More than 10% of the rows deleted: the fragment is
  * rewritten even alone. Fewer physical rows than the target: it is merged
  * with candidate neighbours, if it has any. (deleted / physical > 0.1, in
  * integers so that exactly 10% is not a candidate, as in Lance.) */
@@ -72,7 +72,7 @@ static size_t split_for_size(bin *out, const lfa_table *r, bin run, uint64_t tar
   return n;
 }
 
-/* [lance-internals §4.1] Lance's plan over R's fragments in id order: the
+/* [02§8.3] Lance's plan over R's fragments in id order: the
  * maximal runs of adjacent candidates (the model has no indices, so no run
  * is cut by index coverage); a run of one fragment that only wants
  * neighbours is dropped; each run is split for size. `out` holds up to
@@ -369,7 +369,7 @@ static lfa_status find_fragment(size_t *out, const mut *m, uint64_t id) {
   return LFA_OK;
 }
 
-/* [lance-internals §5.3] Lance swaps the file that lists exactly these
+/* [02§8.4] Lance swaps the file that lists exactly these
  * fields, or adds the new file when no file of the fragment lists any of
  * them (an all-NULL column replaced with data); anything between it
  * refuses, as nothing would change. */

@@ -4,7 +4,7 @@
  * drop_columns (a Project), restore, clone, create_index and
  * update_config. Spec 05-operations.md §4, §6-8, §15-17;
  * 08-nested-and-ids.md FA-NEST-4, FA-NEST-6, FA-ID-*; Lance's side:
- * lance-internals.md §5.2, §5.4, §6. */
+ * 02§8.4, 02§8.5 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +80,7 @@ static void add_file(mut *m, DataFragment *pb, Lance__Table__DataFile *added) {
 }
 
 /* A Merge of `schema` that restates every fragment of R (Lance validates
- * that none is left out, lance-internals §5.2) and creates none, so it
+ * that none is left out, 02§8.4) and creates none, so it
  * needs no FragmentState (FA-TXN-14). With n > 0 every fragment gains one
  * data file listing `ids` on all its rows. [FA-MERGE-1] that file writes
  * the carried fields it lists; callers list only ids new in this commit,
@@ -300,7 +300,7 @@ lfa_status mut_drop(mut *m) {
 
 /* Gives f and its descendants new ids in `schema` (R's, in R's order),
  * from Lance's max_field_id() + 1 in schema order, as alter_columns does
- * (lance-internals §5.2, §6); parents follow their new ids. old_ids[k] becomes
+ * (02§8.4, 02§8.5); parents follow their new ids. old_ids[k] becomes
  * new_ids[k]; returns how many. */
 static size_t renumber_subtree(int32_t *old_ids, int32_t *new_ids, SchemaField **schema, const mut *m,
                                const lfa_field *f) {

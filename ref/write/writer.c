@@ -49,7 +49,7 @@
 #include "lfa/transaction.h"
 #include "lfa/versions.h"
 
-/* Lance feature bits (lance-internals §10), set in both words. */
+/* Lance feature bits (02§7), set in both words. */
 enum { FLAG_DELETION_FILES = 1, FLAG_STABLE_ROW_IDS = 2, FLAG_BASE_PATHS = 16, FLAG_DATA_OVERLAYS = 64 };
 
 /* Lance keeps a deletion set as a hash set (written `.arrow`) while it has at
