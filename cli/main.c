@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lfa/version.h"
 
 static const char USAGE[] =
     "usage: lfa <command> [options]\n"
@@ -43,7 +44,9 @@ static const char USAGE[] =
     "        audit every version and every commit: each finding names the spec\n"
     "        requirement, version, file, field and fragment (exit 1 on errors)\n"
     "\n"
-    "Run `lfa <command> --help` for the details of one command.\n"
+    "Run `lfa <command> --help` for the details of one command, `lfa --version`\n"
+    "for this build's version, spec revision and the Lance releases it is\n"
+    "checked against.\n"
     "Exit status: 0 success, 1 findings (checking commands), 2 unusable input\n"
     "or bad usage.\n";
 
@@ -52,6 +55,10 @@ int main(int argc, char **argv) {
       strcmp(argv[1], "help") == 0) {
     fputs(USAGE, argc < 2 ? stderr : stdout);
     return argc < 2 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("lfa %s\nspec revision %s\nchecked against %s\n", LFA_VERSION, LFA_SPEC_REVISION, LFA_LANCE_CHECKED);
+    return LFA_EXIT_OK;
   }
   if (strcmp(argv[1], "adapter") == 0) return lfa_cli_adapter(argc - 1, argv + 1);
   if (strcmp(argv[1], "conformance") == 0) return lfa_cli_conformance(argc - 1, argv + 1);

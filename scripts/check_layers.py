@@ -87,8 +87,8 @@ def main(argv):
                     target, target_file = name, local  # a private header beside the file
                     if name is not None and not local.startswith(folder + "/"):
                         problems.append(f"{path}: includes {inc}, outside its layer's folder")
-                elif inc.endswith(".pb-c.h"):
-                    continue  # generated from proto/, below every layer
+                elif inc.endswith(".pb-c.h") or os.path.exists(os.path.join(ROOT, "cmake", os.path.basename(inc) + ".in")):
+                    continue  # generated from proto/ or cmake/, below every layer
                 else:
                     problems.append(f"{path}: includes {inc}, which no layer has")
                     continue

@@ -1,0 +1,86 @@
+#!/bin/bash
+# install_consumer.sh BUILD_DIR LFA: lfa installed to a temporary prefix and
+# used from outside the tree. tests/install/consumer.c is built against the
+# installed library with pkg-config and with find_package (shared and
+# static), and run on a dataset: its verdict and its is_assigned counts must
+# be those of the `lfa` command, and a dataset with a broken bitmap must
+# fail it. The installed `lfa --version` must name the version, the spec
+# revision and the pinned Lance releases as their sources state them.
+set -u
+build="$1"
+lfa="$2"
+src="$(pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
+
+prefix="$tmp/prefix"
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
+libdir="$(ls -d "$prefix"/lib* | head -1)"
+for f in bin/lfa include/lfa/lfa.h include/lfa/version.h include/lfa/proto/table.pb-c.h; do
+  [ -e "$prefix/$f" ] && ok "installed $f" || bad "installed $f"
+done
+for f in liblfa.a liblfa.so pkgconfig/lfa.pc cmake/lfa/lfaConfig.cmake cmake/lfa/lfaTargets.cmake; do
+  [ -e "$libdir/$f" ] && ok "installed lib/$f" || bad "installed lib/$f"
+done
+
+# --version against its sources: spec/README.md and each peer's package.json
+want_spec="$(sed -n 's/^Revision \([0-9]*\)\..*/\1/p' spec/README.md | head -1)"
+want_version="$(sed -n 's/^project(lfa VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+version_out="$("$prefix/bin/lfa" --version)"
+echo "$version_out" | grep -qx "lfa $want_version" && ok "--version names lfa $want_version" || bad "--version: $version_out"
+echo "$version_out" | grep -qx "spec revision $want_spec" && ok "--version names spec revision $want_spec" || bad "--version spec: $version_out"
+for peer in interop/lance*/package.json; do
+  lance="$(sed -n 's/.*embeds \(Lance [0-9.]*\)".*/\1/p' "$peer")"
+  echo "$version_out" | grep -q "$lance" && ok "--version names $lance" || bad "--version lacks $lance: $version_out"
+done
+
+ds="$tmp/ds"
+"$lfa" sample "$ds" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
+want="$("$lfa" eval "$ds" --field embedding --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["totals"]
+print("assigned %d unassigned %d" % (t["assigned"], t["unassigned"]))')"
+broken="$tmp/broken"
+cp -r "$ds" "$broken"
+bitmap="$(find "$broken/_field_assignments" -name '*.bitmap' -o -name '*.bin' -path '*_field_assignments*' | head -1)"
+[ -n "$bitmap" ] || bitmap="$(find "$broken/_field_assignments" -type f | sort | tail -1)"
+printf 'not a bitmap' >"$bitmap"
+
+run_consumer() { # NAME BINARY
+  local out rc
+  out="$("$2" "$ds" embedding 2>"$tmp/err")"; rc=$?
+  if [ $rc -eq 0 ] && echo "$out" | grep -qx "errors 0" && echo "$out" | grep -qx "$want"; then
+    ok "$1: verifies clean and counts '$want'"
+  else
+    bad "$1: exit $rc, output: $out $(cat "$tmp/err")"
+  fi
+  "$2" "$broken" embedding >/dev/null 2>&1; rc=$?
+  [ $rc -ne 0 ] && ok "$1: a broken bitmap fails it (exit $rc)" || bad "$1: a broken bitmap passed"
+}
+
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# shellcheck disable=SC2046
+if cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags lfa) tests/install/consumer.c \
+      -o "$tmp/consumer_pc" $(pkg-config --libs lfa) -Wl,-rpath,"$libdir" 2>"$tmp/cc.log"; then
+  ok "built with pkg-config"
+  run_consumer "pkg-config build" "$tmp/consumer_pc"
+else
+  cat "$tmp/cc.log"; bad "build with pkg-config"
+fi
+
+if cmake -S "$src/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cm.log" 2>&1 &&
+   cmake --build "$tmp/cm" >>"$tmp/cm.log" 2>&1; then
+  ok "built with find_package(lfa)"
+  run_consumer "find_package build, shared" "$tmp/cm/consumer_shared"
+  run_consumer "find_package build, static" "$tmp/cm/consumer_static"
+  ldd "$tmp/cm/consumer_shared" | grep -q "$libdir/liblfa.so" && ok "the shared build uses the installed liblfa.so" ||
+    bad "the shared build does not load $libdir/liblfa.so"
+else
+  cat "$tmp/cm.log"; bad "build with find_package(lfa)"
+fi
+
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "all passed"
