@@ -24,11 +24,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { lanceOf } from "./lane_util.mjs";
+
 const T_START = performance.now();
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-// Known releases: LanceDB package version -> embedded Lance version.
-const LANCE_OF_LANCEDB = { "0.39.0": "12.0.0", "0.31.0": "8.0.0" };
 
 // ---------------------------------------------------------------- failures
 
@@ -85,10 +85,10 @@ function loadRelease(release) {
   }
   const lancedbVersion = JSON.parse(fs.readFileSync(pkgJson, "utf8")).version;
   const arrowVersion = JSON.parse(fs.readFileSync(arrowJson, "utf8")).version;
-  // The package does not expose the embedded Lance version; use the given
-  // mapping, else read the crate path compiled into the native module.
-  let lance = LANCE_OF_LANCEDB[lancedbVersion] || null;
-  let lanceSource = "mapping";
+  // The package does not expose the embedded Lance version; use the one
+  // the pin states, else read the crate path compiled into the native module.
+  let lance = lanceOf(release);
+  let lanceSource = "package.json";
   if (!lance) {
     lance = lanceVersionFromBinary(nm);
     lanceSource = "native module";

@@ -1,14 +1,21 @@
 // lane_util.mjs: what the lane's Node scripts share: their `--name value`
 // arguments, the pinned release they drive, and running lfa.
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-// Lance version each pinned release embeds (interop/<release>/package.json).
-const LANCE_OF = { lance12: "12.0.0", lance8: "8.0.0" };
+// The Lance version a pinned release embeds, as the description of
+// interop/<release>/package.json states it ("... embeds Lance 12.0.0"; the
+// build reads the same line for `lfa --version`), or null.
+export function lanceOf(release) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(HERE, release, "package.json"), "utf8"));
+  const m = /embeds Lance ([0-9.]+)/.exec(pkg.description || "");
+  return m ? m[1] : null;
+}
 
 // `--name value` pairs into an object over `defaults`; exits 2 with `usage`
 // when one of `required` is missing.
@@ -26,7 +33,7 @@ export function parseArgs(usage, required, defaults = {}) {
 // the Lance version it embeds.
 export function loadRelease(release) {
   const require = createRequire(path.join(HERE, release, "package.json"));
-  return { lancedb: require("@lancedb/lancedb"), lance: LANCE_OF[release] };
+  return { lancedb: require("@lancedb/lancedb"), lance: lanceOf(release) };
 }
 
 // Runs lfa and returns its exit status and output.
