@@ -44,6 +44,9 @@ static const char HELP[] =
     "  --json         the report as one JSON document\n"
     "  --scenario F   on a disagreement, write its shrunk history to F as a\n"
     "                 conformance scenario (expectations: the oracle's)\n"
+    "  --plant-oracle-bug\n"
+    "                 test the explorer itself: the oracle's delete forgets the last\n"
+    "                 of several rows, and the explorer must fail (exit 1)\n"
     "\n"
     "The report: histories enumerated (every history of 1..K operations,\n"
     "accepted at each step but maybe the last, counted through the state graph),\n"
@@ -58,7 +61,7 @@ static const char HELP[] =
 typedef struct explore_args {
   uint64_t depth;
   const char *mode, *scenario;
-  bool concurrent, json;
+  bool concurrent, json, plant;
 } explore_args;
 
 /* ---- the report ------------------------------------------------------------------------------ */
@@ -155,6 +158,7 @@ static void print_json(const explore_args *a, const lfa_explore_result *r) {
     json_null(&w, "disagreement");
   }
   json_u64(&w, "milliseconds", (uint64_t)(r->seconds * 1000.0));
+  json_close_object(&w);
   json_finish(&w);
 }
 
@@ -240,9 +244,8 @@ static void json_expectation(json_writer *w, const or_prediction *p, bool confli
  * the structure replace and overlay need). For a concurrent pair the
  * second step's expectation is the serial order first;second when the
  * oracle accepts both, else a conflict. */
-static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *arena) {
+static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *arena, ej_context ctx) {
   lfa_history h;
-  ej_context ctx = {NULL};
   ej_instance *j = ej_open(&ctx);
   lfa_error err = {0};
   bool ok = j && lfa_history_open(&h, NULL, 0, &err) == LFA_OK;
@@ -282,7 +285,7 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
   return ok;
 }
 
-static bool write_scenario(const char *path, const lfa_explore_result *r) {
+static bool write_scenario(const char *path, const lfa_explore_result *r, ej_context ctx) {
   FILE *f = fopen(path, "w");
   if (f == NULL) return false;
   json_writer w = {.out = f};
@@ -301,7 +304,7 @@ static bool write_scenario(const char *path, const lfa_explore_result *r) {
   json_open_array(&w, "requirements");
   json_string(&w, NULL, r->failed_concurrent ? "FA-CONC-1" : req);
   json_close_array(&w);
-  bool ok = write_steps(&w, r, &arena);
+  bool ok = write_steps(&w, r, &arena, ctx);
   json_close_object(&w);
   json_finish(&w);
   lfa_arena_free(&arena);
@@ -317,6 +320,7 @@ static int parse(explore_args *a, int argc, char **argv) {
       {"--concurrent", LFA_CLI_FLAG, &a->concurrent, NULL, 1, 0, 0},
       {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
       {"--scenario", LFA_CLI_TEXT, &a->scenario, NULL, 1, 0, 0},
+      {"--plant-oracle-bug", LFA_CLI_FLAG, &a->plant, NULL, 1, 0, 0},
   };
   int rc = lfa_cli_parse("explore", HELP, opts, sizeof opts / sizeof opts[0], NULL, 0, argc, argv);
   if (rc != 1) return rc;
@@ -331,7 +335,7 @@ int lfa_cli_explore(int argc, char **argv) {
   explore_args a = {.depth = 2, .mode = "both"};
   int rc = parse(&a, argc, argv);
   if (rc != 1) return rc < 0 ? LFA_EXIT_OK : LFA_EXIT_UNUSABLE;
-  ej_context ctx = {NULL};
+  ej_context ctx = {a.plant ? ej_forget_last_deleted_row : NULL};
   lfa_explore_judge judge = ej_judge(&ctx);
   lfa_explore_options o = {.depth = (unsigned)a.depth,
                            .address = strcmp(a.mode, "stable") != 0,
@@ -347,7 +351,7 @@ int lfa_cli_explore(int argc, char **argv) {
     free(r);
     return LFA_EXIT_UNUSABLE;
   }
-  if (r->failed && a.scenario && !write_scenario(a.scenario, r)) lfa_cli_fail("explore", a.scenario, "cannot write the scenario");
+  if (r->failed && a.scenario && !write_scenario(a.scenario, r, ctx)) lfa_cli_fail("explore", a.scenario, "cannot write the scenario");
   if (a.json) print_json(&a, r);
   else print_text(&a, r);
   int exit = r->failed ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;

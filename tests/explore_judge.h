@@ -94,6 +94,12 @@ static inline bool ej_agree(void *ctx, const void *instance, const lfa_table *t,
   return agree(&((const ej_instance *)instance)->o.head, t, keys_from, diff, cap);
 }
 
+/* A known-bad oracle, to show the explorer catches one: its delete
+ * forgets the last of several rows. */
+static inline void ej_forget_last_deleted_row(lfa_request *q) {
+  if (q->op == LFA_OP_DELETE && q->rows.count > 1) q->rows.count--;
+}
+
 /* The judge over context `c` (which must outlive it). */
 static inline lfa_explore_judge ej_judge(ej_context *c) {
   return (lfa_explore_judge){c, ej_open, ej_clone, ej_close, ej_step, ej_apply, ej_agree};
