@@ -198,30 +198,41 @@ static void gen_delete(xmoves *out, const view *v) {
   put(out, with_rows(move(LFA_OP_DELETE), &dead, 1));
 }
 
-static void gen_update(xmoves *out, const view *v) {
+/* The rows, fields written and fields invalidated an update or a merge_insert chooses among. */
+typedef struct choices {
   uint64_t sel[66][LFA_EXPLORE_ROWS_MAX];
-  size_t n_sel[66];
+  size_t n_sel[66], nr, nw, ni;
   uint8_t writes[8], invals[8];
-  size_t nr = row_choices(v, sel, n_sel, 66), nw = set_choices(writes, v->present, true);
-  size_t ni = set_choices(invals, v->present, true);
-  ni -= ni > 2 && invals[ni - 1] == v->present; /* one invalidated field at a time: the clash and FA-INVAL-2 cases */
-  for (size_t r = 0; r < nr; r++)
-    for (size_t w = 0; w < nw; w++)
-      for (size_t i = 0; i < ni; i++)
+} choices;
+
+static void choices_of(choices *c, const view *v, bool write_none, uint8_t invalidatable) {
+  c->nr = row_choices(v, c->sel, c->n_sel, 66);
+  c->nw = set_choices(c->writes, v->present, write_none);
+  c->ni = set_choices(c->invals, invalidatable, true);
+}
+
+static void gen_update(xmoves *out, const view *v) {
+  choices c;
+  choices_of(&c, v, true, v->present);
+  c.ni -= c.ni > 2 && c.invals[c.ni - 1] == v->present; /* one invalidated field at a time: the clash and FA-INVAL-2 cases */
+  for (size_t r = 0; r < c.nr; r++)
+    for (size_t w = 0; w < c.nw; w++)
+      for (size_t i = 0; i < c.ni; i++)
         for (int mode = 0; mode < 2; mode++) {
-          if (writes[w] == 0 && invals[i] == 0 && (r > 0 || mode > 0)) continue; /* nothing asked: once */
-          lfa_explore_move m = with_rows(move(LFA_OP_UPDATE), sel[r], n_sel[r]);
-          m.fields = writes[w], m.invalidate = invals[i], m.flag = mode;
+          if (c.writes[w] == 0 && c.invals[i] == 0 && (r > 0 || mode > 0)) continue; /* nothing asked: once */
+          lfa_explore_move m = with_rows(move(LFA_OP_UPDATE), c.sel[r], c.n_sel[r]);
+          m.fields = c.writes[w], m.invalidate = c.invals[i], m.flag = mode;
           put(out, m);
         }
 }
 
 static void gen_merge_insert(xmoves *out, const view *v) {
-  uint64_t sel[66][LFA_EXPLORE_ROWS_MAX];
-  size_t n_sel[66];
-  uint8_t writes[8], invals[8];
-  size_t nr = row_choices(v, sel, n_sel, 66), nw = set_choices(writes, v->present, false);
-  size_t ni = set_choices(invals, v->tracked, true);
+  choices c;
+  choices_of(&c, v, false, v->tracked);
+  size_t nr = c.nr, nw = c.nw, ni = c.ni;
+  uint8_t *writes = c.writes, *invals = c.invals;
+  uint64_t (*sel)[LFA_EXPLORE_ROWS_MAX] = c.sel;
+  size_t *n_sel = c.n_sel;
   for (size_t r = 0; r <= nr; r++) /* r == nr: no row matched */
     for (int ins = 0; ins < 2; ins++)
       for (size_t w = 0; w < nw; w++)
