@@ -7,6 +7,7 @@ enum { LFA_EXIT_OK = 0, LFA_EXIT_FINDINGS = 1, LFA_EXIT_UNUSABLE = 2 };
 
 int lfa_cli_dump(int argc, char **argv);
 int lfa_cli_eval(int argc, char **argv);
+int lfa_cli_explore(int argc, char **argv);
 int lfa_cli_sample(int argc, char **argv);
 int lfa_cli_verify(int argc, char **argv);
 int lfa_cli_run(int argc, char **argv);

@@ -25,6 +25,9 @@ static const char USAGE[] =
     "  dump DATASET [--version N] [--json]\n"
     "        show each version: operation, flags, schema, fragments, deletions\n"
     "        and the assignment state of every tracked field\n"
+    "  explore [--depth K] [--mode address|stable|both] [--concurrent] [--json]\n"
+    "        every history of at most K operations over a tiny table, the\n"
+    "        reference model held to the independent oracle and the verifier\n"
     "  eval DATASET (--field NAME | --substrait FILE) [--version N] [--json]\n"
     "        is_assigned(NAME) on every live row of one version (default: the\n"
     "        latest), keyed by row address and, with stable row ids, by row id;\n"
@@ -63,6 +66,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "adapter") == 0) return lfa_cli_adapter(argc - 1, argv + 1);
   if (strcmp(argv[1], "conformance") == 0) return lfa_cli_conformance(argc - 1, argv + 1);
   if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
+  if (strcmp(argv[1], "explore") == 0) return lfa_cli_explore(argc - 1, argv + 1);
   if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);

@@ -51,6 +51,14 @@ void or_free(oracle *o) {
   memset(o, 0, sizeof *o);
 }
 
+void or_copy(oracle *dst, const oracle *src) {
+  *dst = *src;
+  dst->cap_versions = src->n_versions;
+  dst->versions = or_xrealloc(NULL, (src->n_versions ? src->n_versions : 1) * sizeof *dst->versions);
+  state_copy(&dst->head, &src->head);
+  for (size_t i = 0; i < src->n_versions; i++) state_copy(&dst->versions[i], &src->versions[i]);
+}
+
 void or_commit(oracle *o, or_state *next) {
   or_state_free(&o->head);
   o->head = *next;

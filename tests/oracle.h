@@ -81,6 +81,9 @@ void or_state_free(or_state *s);
 void or_predict(const oracle *o, const lfa_request *req, const or_fragment *frag, or_state *next,
                 or_prediction *p);
 
+/* A copy of `src` (its head and every version) in `dst`; free it with or_free. */
+void or_copy(oracle *dst, const oracle *src);
+
 /* Makes `next` the head and records it as the next version; takes it. */
 void or_commit(oracle *o, or_state *next);
 

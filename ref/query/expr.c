@@ -489,7 +489,7 @@ static lfa_status load_root(lfa_expr_binding *b, const char *dataset, const lfa_
   b->root = cache_find(b, LFA_OBJECT_ROOT, path, rf->size_bytes);
   if (b->root != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  st = lfa_object_read(&bytes, NULL, path, rf, err);
+  st = lfa_object_read(&bytes, snap->fs, path, rf, err); /* where the snapshot was opened */
   if (st == LFA_OK) {
     b->roots_read++;
     st = lfa_root_decode(&b->root, bytes.data, bytes.len, err);
@@ -552,7 +552,7 @@ static lfa_status load_bitmap(lfa_expr_binding *b, size_t i, const char *dataset
   rows = cache_find(b, LFA_OBJECT_BITMAP, path, f->size_bytes);
   if (rows == NULL) {
     lfa_buf bytes = {0};
-    st = lfa_object_read(&bytes, NULL, path, f, err);
+    st = lfa_object_read(&bytes, snap->fs, path, f, err);
     if (st == LFA_OK) {
       b->bitmaps_read++;
       st = lfa_bitmap_decode(&rows, bytes.data, bytes.len, err);
