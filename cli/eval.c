@@ -238,7 +238,7 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
     st = eval_snapshot(a, &snap, err);
     lfa_snapshot_free(&snap);
   }
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;
 }
 
