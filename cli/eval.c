@@ -292,10 +292,6 @@ int lfa_cli_eval(int argc, char **argv) {
     lfa_fs_names_free(&names);
   }
   if (st == LFA_OK) return LFA_EXIT_OK;
-  /* one line; the rule goes last (no message cites its own rule) */
-  char msg[LFA_ERROR_MSG_MAX + 64];
-  if (err.rule != NULL) snprintf(msg, sizeof msg, "%s [%s]", err.msg, err.rule);
-  else snprintf(msg, sizeof msg, "%s", err.msg);
-  lfa_cli_fail("eval", a.dataset, msg);
+  lfa_cli_fail_error("eval", a.dataset, &err);
   return LFA_EXIT_UNUSABLE;
 }
