@@ -551,6 +551,15 @@ static bool plans_field(const plan *plans, size_t n, int32_t id) {
   return false;
 }
 
+/* [FA-TXN-10] [FA-TXN-13] a row change or fragment state (`what`) is for
+ * a field the new snapshot tracks. */
+static lfa_status planned(const plan *plans, size_t n, int32_t id, const char *rule, const char *what, lfa_error *err) {
+  if (plans_field(plans, n, id)) return LFA_OK;
+  lfa_status st =
+      lfa_fail(err, LFA_ERR_RULE, rule, "%s for field %d, which is not tracked in the new snapshot", what, id);
+  return lfa_error_at_field(err, id), st;
+}
+
 /* Rules on the transaction as a whole, before any field is computed. */
 static lfa_status check_transaction(const ctx *c, const plan *plans, size_t n_plans, lfa_error *err) {
   bool tracked = (c->p && c->p->n_tracked > 0) || n_plans > 0;
@@ -560,21 +569,12 @@ static lfa_status check_transaction(const ctx *c, const plan *plans, size_t n_pl
   if (is_op(c, LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE) &&
       (c->side->n_row_changes > 0 || c->side->n_transfers > 0)) /* [FA-TXN-16] */
     return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-16", "an overwrite carries row changes or transfers");
-  for (size_t k = 0; k < c->side->n_row_changes; k++) {
-    int32_t id = c->side->row_changes[k]->field_id;
-    if (plans_field(plans, n_plans, id)) continue;
-    lfa_status st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-10",
-                             "row change for field %d, which is not tracked in the new snapshot", id);
-    return lfa_error_at_field(err, id), st;
-  }
-  for (size_t k = 0; k < c->side->n_fragment_states; k++) {
-    int32_t id = c->side->fragment_states[k]->field_id;
-    if (plans_field(plans, n_plans, id)) continue;
-    lfa_status st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-13",
-                             "fragment state for field %d, which is not tracked in the new snapshot", id);
-    return lfa_error_at_field(err, id), st;
-  }
-  return LFA_OK;
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < c->side->n_row_changes; k++)
+    st = planned(plans, n_plans, c->side->row_changes[k]->field_id, "FA-TXN-10", "row change", err);
+  for (size_t k = 0; st == LFA_OK && k < c->side->n_fragment_states; k++)
+    st = planned(plans, n_plans, c->side->fragment_states[k]->field_id, "FA-TXN-13", "fragment state", err);
+  return st;
 }
 
 static int by_field(const void *a, const void *b) {
