@@ -108,6 +108,13 @@ int lfa_cli_parse(const char *cmd, const char *help, const lfa_cli_option *opts,
   return 1;
 }
 
+void lfa_cli_fail_error(const char *cmd, const char *subject, const lfa_error *err) {
+  char msg[LFA_ERROR_MSG_MAX + 64]; /* no message cites its own rule: it goes last */
+  if (err->rule != NULL) snprintf(msg, sizeof msg, "%s [%s]", err->msg, err->rule);
+  else snprintf(msg, sizeof msg, "%s", err->msg);
+  lfa_cli_fail(cmd, subject, msg);
+}
+
 void lfa_cli_fail(const char *cmd, const char *subject, const char *message) {
   fprintf(stderr, "lfa %s: ", cmd);
   lfa_put_text(stderr, subject);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lfa/error.h"
+
 typedef enum lfa_cli_kind {
   LFA_CLI_FLAG, /* out: bool */
   LFA_CLI_TEXT, /* out: const char * */
@@ -45,5 +47,7 @@ bool lfa_cli_value_ok(const char *text, bool signed_number);
  * "lfa CMD: SUBJECT: MESSAGE", the subject (a path as given) and the
  * message (which names files read) shown escaped, so it stays one line. */
 void lfa_cli_fail(const char *cmd, const char *subject, const char *message);
+/* The same for an error: its message, then the rule it cites, "[FA-...]". */
+void lfa_cli_fail_error(const char *cmd, const char *subject, const lfa_error *err);
 
 #endif

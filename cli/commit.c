@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
+#include "lfa/escape.h"
 #include "lfa/flags.h"
 #include "lfa/onto.h"
 
@@ -165,14 +167,15 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     a->req.field = a->field;
     seed_and_clock(&a->req);
     if (lfa_onto_commit(&r, a->dataset, &a->req, &err) == LFA_OK) {
-      printf("lfa %s: %s: committed version %" PRIu64 " (field '%s'; marker bit %u in %s; %u attempt%s)\n", cmd,
-             a->dataset, r.version, a->field, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
+      /* the dataset and field as given: any bytes, shown escaped */
+      printf("lfa %s: ", cmd), lfa_put_text(stdout, a->dataset), fputs(": committed version ", stdout);
+      printf("%" PRIu64 " (field '", r.version), lfa_put_text(stdout, a->field);
+      printf("'; marker bit %u in %s; %u attempt%s)\n", (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
              r.reader_flags & LFA_FLAG_FIELD_ASSIGNMENT ? "both feature words" : "the writer word only", r.attempts,
              r.attempts == 1 ? "" : "s");
       status = LFA_EXIT_OK;
     } else {
-      fprintf(stderr, "lfa %s: %s: %s%s%s%s\n", cmd, a->dataset, err.msg, err.rule ? " [" : "",
-              err.rule ? err.rule : "", err.rule ? "]" : "");
+      lfa_cli_fail_error(cmd, a->dataset, &err);
     }
   }
   free(a);

@@ -444,14 +444,17 @@ static tally count(const suite_run *r, size_t unknown_listed) {
   return t;
 }
 
-/* One line per scenario that did not simply pass, and its message. */
+/* One line per scenario that did not simply pass, and its message. A name
+ * is a file name of the suite: any bytes, shown escaped like the message. */
 static void print_text(const suite_run *r) {
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
     if (is_pass(c->verdict) && !c->listed) continue;
-    if (is_pass(c->verdict)) printf("FAIL  %s: stale: listed as an expected failure, but it passes\n", c->name);
-    else if (c->verdict == V_SKIP) printf("SKIP  %s: ", c->name);
-    else printf("%s %s: %s: ", c->listed ? "XFAIL" : "FAIL ", c->name, VERDICT_NAMES[c->verdict]);
+    fputs(is_pass(c->verdict) ? "FAIL  " : c->verdict == V_SKIP ? "SKIP  " : c->listed ? "XFAIL " : "FAIL  ", stdout);
+    lfa_put_text(stdout, c->name);
+    if (is_pass(c->verdict)) printf(": stale: listed as an expected failure, but it passes\n");
+    else if (c->verdict == V_SKIP) printf(": ");
+    else printf(": %s: ", VERDICT_NAMES[c->verdict]);
     if (!is_pass(c->verdict)) lfa_put_text(stdout, c->message), putchar('\n'); /* the adapter's words: any bytes */
   }
 }
@@ -461,7 +464,7 @@ static void print_tap(const suite_run *r) {
   for (size_t i = 0; i < r->n_cases; i++) {
     const case_result *c = &r->cases[i];
     bool ok = (is_pass(c->verdict) && !c->listed) || c->verdict == V_SKIP;
-    printf("%s %zu - %s", ok ? "ok" : "not ok", i + 1, c->name);
+    printf("%s %zu - ", ok ? "ok" : "not ok", i + 1), lfa_put_text(stdout, c->name);
     if (c->verdict == V_SKIP) printf(" # SKIP "), lfa_put_text(stdout, c->message);
     else if (c->listed && is_bad(c->verdict)) printf(" # TODO expected failure");
     printf("\n");
@@ -514,8 +517,9 @@ static size_t unknown_listed(const suite_run *r) {
     for (size_t k = 0; k < r->n_cases && !found; k++) found = strcmp(r->cases[k].name, r->listed.names[i]) == 0;
     if (!found && selected(r->a, r->listed.names[i])) {
       n++;
-      if (!r->a->tap) printf("FAIL     %s: STALE (listed as an expected failure, but the suite has no such scenario)\n",
-                             r->listed.names[i]);
+      if (!r->a->tap)
+        fputs("FAIL     ", stdout), lfa_put_text(stdout, r->listed.names[i]),
+            puts(": STALE (listed as an expected failure, but the suite has no such scenario)");
     }
   }
   return n;
@@ -573,7 +577,7 @@ int lfa_cli_conformance(int argc, char **argv) {
   printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
          "%zu crashed, %zu timed out, %zu expected failures, %zu stale\n",
          t.passed, t.refused, t.failed, t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
-  if (!r.remove_work) printf("%swork directory kept: %s\n", a.tap ? "# " : "", r.work);
+  if (!r.remove_work) printf("%swork directory kept: ", a.tap ? "# " : ""), lfa_put_text(stdout, r.work), putchar('\n');
   bool bad = t.failed + t.crashed + t.timed_out + t.stale > 0 || st != LFA_OK;
   free_run(&r);
   return bad ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;

@@ -318,11 +318,7 @@ static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
 static void json_version_error(json_writer *w, uint64_t version, const lfa_error *err) {
   json_open_object(w, NULL);
   json_u64(w, "version", version);
-  json_open_object(w, "error");
-  json_string(w, "status", lfa_status_name(err->status));
-  json_string(w, "rule", err->rule);
-  json_string(w, "message", err->msg);
-  json_close_object(w);
+  json_error(w, "error", err);
   json_close_object(w);
 }
 

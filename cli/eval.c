@@ -238,7 +238,7 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
     st = eval_snapshot(a, &snap, err);
     lfa_snapshot_free(&snap);
   }
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;
 }
 
@@ -292,10 +292,6 @@ int lfa_cli_eval(int argc, char **argv) {
     lfa_fs_names_free(&names);
   }
   if (st == LFA_OK) return LFA_EXIT_OK;
-  /* one line; the rule goes last unless the message already cites it */
-  char msg[LFA_ERROR_MSG_MAX + 64];
-  if (err.rule != NULL && strstr(err.msg, err.rule) == NULL) snprintf(msg, sizeof msg, "%s [%s]", err.msg, err.rule);
-  else snprintf(msg, sizeof msg, "%s", err.msg);
-  lfa_cli_fail("eval", a.dataset, msg);
+  lfa_cli_fail_error("eval", a.dataset, &err);
   return LFA_EXIT_UNUSABLE;
 }

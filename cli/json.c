@@ -83,4 +83,19 @@ void json_number(json_writer *w, uint64_t value) {
 
 void json_close_numbers(json_writer *w) { fputc(']', w->out); }
 
+void json_error(json_writer *w, const char *key, const lfa_error *err) {
+  json_open_object(w, key);
+  json_string(w, "status", lfa_status_name(err->status));
+  json_string(w, "rule", err->rule);
+  json_string(w, "message", err->msg);
+  if (err->has_version) json_u64(w, "version", err->version);
+  else json_null(w, "version");
+  if (err->has_field) json_i64(w, "field_id", err->field_id);
+  else json_null(w, "field_id");
+  if (err->has_fragment) json_u64(w, "fragment_id", err->fragment_id);
+  else json_null(w, "fragment_id");
+  json_string(w, "file", err->file[0] != '\0' ? err->file : NULL);
+  json_close_object(w);
+}
+
 void json_finish(json_writer *w) { fputc('\n', w->out); }

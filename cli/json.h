@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lfa/error.h"
+
 enum { JSON_DEPTH_MAX = 32 };
 
 typedef struct json_writer {
@@ -34,6 +36,11 @@ void json_null(json_writer *w, const char *key);
 void json_open_numbers(json_writer *w, const char *key);
 void json_number(json_writer *w, uint64_t value);
 void json_close_numbers(json_writer *w);
+/* An error as an object under `key`: "status", "rule" (null when none),
+ * "message", then where it is, from the place it carries as data
+ * (lfa/error.h): "version", "field_id", "fragment_id", "file", each null
+ * when unknown. */
+void json_error(json_writer *w, const char *key, const lfa_error *err);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 

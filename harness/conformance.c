@@ -219,6 +219,6 @@ lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *aren
   st = name_rows(&disk, model, err);
   if (st == LFA_OK) st = lfa_scenario_observe(out, arena, &disk, err);
   lfa_table_free(&disk);
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64 " read back", version);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64 " read back", version), lfa_error_at_version(err, version);
   return st;
 }

@@ -106,7 +106,7 @@ static lfa_status commit(writer *w, Lance__Table__Manifest *m, Lance__Table__Tra
   if (st == LFA_OK) st = lfa_manifest_file_encode(&bytes, m, txn, w->err);
   if (st == LFA_OK) st = put(w, rel, &bytes);
   lfa_buf_free(&bytes);
-  if (st != LFA_OK) lfa_error_prefix(w->err, "version %" PRIu64, m->version);
+  if (st != LFA_OK) lfa_error_prefix(w->err, "version %" PRIu64, m->version), lfa_error_at_version(w->err, m->version);
   return st;
 }
 

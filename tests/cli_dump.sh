@@ -110,4 +110,28 @@ check "and in text, with one summary line on stderr" bash -c "
   '$lfa' dump '$tmp/broken' 2>/dev/null | grep -q '^version 5: Append' &&
   [ \"\$(wc -l <'$tmp/e')\" -eq 1 ] && grep -q '1 of 5 versions could not be read' '$tmp/e'"
 
+# [FA-VERIFY-2] the error says where, as data: a partial bitmap one byte
+# longer than its size_bytes (FA-STORE-5) is that file, of field 2 and the
+# fragment its directory names (_field_assignments/bitmaps/<field>/<fragment>/)
+cp -r "$tmp/s" "$tmp/partial"
+printf 'x' >>"$tmp/partial/_field_assignments/bitmaps/2/1/"*.rbm
+check "a bad partial: each version reading it says version, field, fragment and file" bash -c "
+  '$lfa' dump --json '$tmp/partial' 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+bad = [v for v in d[\"versions\"] if \"error\" in v]
+assert bad, d
+for v in bad:
+    e = v[\"error\"]
+    assert e[\"rule\"] == \"FA-STORE-5\" and e[\"version\"] == v[\"version\"], e
+    assert (e[\"field_id\"], e[\"fragment_id\"]) == (2, 1), e
+    assert e[\"file\"].startswith(\"_field_assignments/bitmaps/2/1/\") and e[\"file\"].endswith(\".rbm\"), e
+'"
+check "an unreadable manifest is its file, of no field or fragment" bash -c "
+  '$lfa' dump --json '$tmp/broken' 2>/dev/null | python3 -c '
+import json, sys
+e = {v[\"version\"]: v for v in json.load(sys.stdin)[\"versions\"]}[3][\"error\"]
+assert (e[\"version\"], e[\"field_id\"], e[\"fragment_id\"], e[\"file\"]) == (3, None, None, \"_versions/3.manifest\"), e
+'"
+
 finish

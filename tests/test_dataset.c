@@ -2,7 +2,8 @@
  * hand-derived expectations: the bundled sample, the independent upstream
  * layout example, real Lance datasets, and broken copies of the sample.
  * Requirement ids: FA-STORE-5, FA-STORE-6, FA-ROOT-3, FA-ROOT-5,
- * FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4, FA-LANCE-10, FA-FLAG-1, FA-FLAG-2. */
+ * FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4, FA-LANCE-10, FA-FLAG-1, FA-FLAG-2,
+ * FA-VERIFY-2. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -216,16 +217,20 @@ static void rewrite_manifest(const char *dir, uint64_t v, mutation fix, void *ct
   lfa_buf_free(&b);
 }
 
-/* Loads version v and expects it to break `rule`. */
-static void expect_broken(const char *dir, uint64_t v, const char *rule) {
+/* Loads version v and expects it to break `rule`, as *err says. */
+static void expect_broken_as(const char *dir, uint64_t v, const char *rule, lfa_error *err) {
   lfa_version_entry e = {v, NULL};
   char name[32];
   snprintf(name, sizeof name, "%llu.manifest", (unsigned long long)v);
   e.name = name;
   lfa_snapshot s;
+  if (lfa_snapshot_load(&s, dir, &e, err) == LFA_OK) fail_msg("version %llu loaded; expected %s", (unsigned long long)v, rule);
+  assert_rule(err, rule);
+}
+
+static void expect_broken(const char *dir, uint64_t v, const char *rule) {
   lfa_error err = {0};
-  if (lfa_snapshot_load(&s, dir, &e, &err) == LFA_OK) fail_msg("version %llu loaded; expected %s", (unsigned long long)v, rule);
-  assert_rule(&err, rule);
+  expect_broken_as(dir, v, rule, &err);
 }
 
 static void root_size_plus_one(Lance__Table__Manifest *m, void *ctx) {
@@ -357,6 +362,38 @@ static void test_FA_LANCE_4_and_10_base_structure(void **state) {
   remove_tree(dir);
 }
 
+/* [FA-VERIFY-2] A refused version's error carries where it failed as data
+ * (the verifier's findings name it from there): the version, the field, the
+ * fragment and the innermost file, each as set up here by hand, or unset. */
+static void test_FA_VERIFY_2_reader_failures_carry_their_place(void **state) {
+  (void)state;
+  char dir[64];
+  make_sample(dir);
+  lfa_error err = {0};
+  roaring_bitmap_t *bm = roaring_bitmap_of(2, 1, 10); /* offset 10 of fragment 0, which has 10 rows */
+  use_root(dir, 0, 10, bm);
+  expect_broken_as(dir, 3, "FA-BITMAP-4", &err);
+  tu_assert_place(&err, 3, 2, 0, "_field_assignments/bitmaps/2/0/test.rbm"); /* the partial, not its root */
+  roaring_bitmap_free(bm);
+  use_root(dir, 9, 10, NULL); /* an entry for fragment 9, which does not exist */
+  expect_broken_as(dir, 3, "FA-ROOT-5", &err);
+  tu_assert_place(&err, 3, 2, 9, "_field_assignments/roots/2/test.root");
+  rewrite_manifest(dir, 4, deleted_count_3, NULL); /* fragment 0's deletion file holds 2 offsets */
+  expect_broken_as(dir, 4, "FA-LANCE-4", &err);
+  assert_true(strncmp(err.file, "_deletions/0-", 13) == 0); /* named {fragment}-{read_version}-{id} */
+  tu_assert_place(&err, 4, -1, 0, err.file);
+  lfa_buf b = {0};
+  Lance__Table__Transaction txn = LANCE__TABLE__TRANSACTION__INIT;
+  txn.read_version = 99;
+  assert_ok(lfa_transaction_encode(&b, &txn, &err), &err);
+  put_file(dir, "_transactions/other.txn", &b);
+  rewrite_manifest(dir, 5, point_txn_at, "other.txn"); /* not the inline transaction of version 5 */
+  expect_broken_as(dir, 5, "FA-LANCE-10", &err);
+  tu_assert_place(&err, 5, -1, -1, "_transactions/other.txn");
+  lfa_buf_free(&b);
+  remove_tree(dir);
+}
+
 /* Version 6 of the sample, rewritten: 8 fragments of LFA_ROW_IDS_MAX rows
  * with stable row ids, each sequence one range segment (a few bytes), no
  * tracked field. Each sequence is within its own limit; together they
@@ -418,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_FA_BITMAP_3_and_4_partials_in_bounds),
       cmocka_unit_test(test_FA_LANCE_4_and_10_base_structure),
       cmocka_unit_test(test_FA_LIMIT_1_row_ids_budgeted_per_snapshot),
+      cmocka_unit_test(test_FA_VERIFY_2_reader_failures_carry_their_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

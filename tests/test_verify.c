@@ -785,6 +785,50 @@ static void test_FA_VERIFY_2_findings_name_field_fragment_rows(void **state) {
   remove_tree(dir);
 }
 
+/* The one error finding under `rule` at `version`, which must be where it
+ * is expected: field, fragment (negative: none) and file. */
+static void expect_found_at(const lfa_verify_result *r, const char *rule, uint64_t version, int32_t field,
+                            int64_t fragment, const char *file) {
+  const lfa_finding *f = lfa_findings_find(&r->findings, rule, LFA_SEVERITY_ERROR);
+  if (f == NULL) fail_msg("no %s finding", rule);
+  assert_int_equal(f->version, version);
+  assert_int_equal(f->has_field, field >= 0);
+  if (field >= 0) assert_int_equal(f->field_id, field);
+  assert_int_equal(f->has_fragment, fragment >= 0);
+  if (fragment >= 0) assert_int_equal(f->fragment_id, (uint64_t)fragment);
+  assert_string_equal(f->file, file);
+}
+
+/* Reader and model failures become findings at the place the error
+ * carries as data, not read from its message: the partial that fails, the
+ * fragment a root entry names, the row (fragment 0, offset 1) a row change
+ * names. Each expected place is the one the fault above sets up. */
+static void test_FA_VERIFY_2_failures_found_where_they_are(void **state) {
+  (void)state;
+  static const struct {
+    void (*inject)(const char *dir);
+    const char *rule;
+    int32_t field;
+    int64_t fragment;
+    const char *file;
+  } CASES[] = {
+      {f_past_end, "FA-BITMAP-4", EMB, 0, "_field_assignments/bitmaps/2/0/feedface-0000-4000-8000-000000000000.rbm"},
+      {f_corrupt_roaring, "FA-BITMAP-2", EMB, 0,
+       "_field_assignments/bitmaps/2/0/feedface-0000-4000-8000-000000000000.rbm"},
+      {f_root_missing, "FA-ROOT-5", EMB, 9, "_field_assignments/roots/2/feedface-0000-4000-8000-000000000003.root"},
+      {f_written_and_invalidated, "FA-SEM-5", EMB, 0, "_versions/3.manifest"}, /* the inline transaction */
+  };
+  for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+    char dir[64];
+    make_sample(dir);
+    CASES[i].inject(dir);
+    lfa_verify_result r = verify(dir);
+    expect_found_at(&r, CASES[i].rule, 3, CASES[i].field, CASES[i].fragment, CASES[i].file);
+    lfa_verify_result_free(&r);
+    remove_tree(dir);
+  }
+}
+
 /* ---- what cannot be checked is said [FA-VERIFY-5] ------------------------------------------------ */
 
 static void drop_transaction(lfa_manifest_file *mf, const char *dir, void *ctx) {
@@ -857,6 +901,7 @@ int main(void) {
       cmocka_unit_test(test_fault_injection_kill_ratio),
       cmocka_unit_test(test_every_fault_of_one_version_is_reported),
       cmocka_unit_test(test_FA_VERIFY_2_findings_name_field_fragment_rows),
+      cmocka_unit_test(test_FA_VERIFY_2_failures_found_where_they_are),
       cmocka_unit_test(test_FA_VERIFY_5_not_checkable),
       cmocka_unit_test(test_range_and_unreadable_input),
   };

@@ -52,6 +52,23 @@ static inline uint8_t *tu_read_file(const char *path, size_t *len) {
 
 #define assert_ok(st, err) assert_status((st), LFA_OK, (err))
 
+/* Asserts the place an error carries as data (lfa/error.h): the version,
+ * field id, fragment id and file; a negative number or a NULL file means
+ * "not set". */
+static inline void tu_assert_place(const lfa_error *e, int64_t version, int64_t field_id, int64_t fragment_id,
+                                   const char *file) {
+  if (e->has_version != (version >= 0) || (version >= 0 && e->version != (uint64_t)version))
+    fail_msg("version %s%llu, expected %lld (%s)", e->has_version ? "" : "unset ", (unsigned long long)e->version,
+             (long long)version, e->msg);
+  if (e->has_field != (field_id >= 0) || (field_id >= 0 && e->field_id != field_id))
+    fail_msg("field %s%d, expected %lld (%s)", e->has_field ? "" : "unset ", e->field_id, (long long)field_id, e->msg);
+  if (e->has_fragment != (fragment_id >= 0) || (fragment_id >= 0 && e->fragment_id != (uint64_t)fragment_id))
+    fail_msg("fragment %s%llu, expected %lld (%s)", e->has_fragment ? "" : "unset ",
+             (unsigned long long)e->fragment_id, (long long)fragment_id, e->msg);
+  if (strcmp(e->file, file != NULL ? file : "") != 0)
+    fail_msg("file '%s', expected '%s' (%s)", e->file, file != NULL ? file : "", e->msg);
+}
+
 /* Deterministic generator for fuzz-style loops (xorshift64*). */
 static inline uint64_t tu_rand(uint64_t *state) {
   uint64_t x = *state;

@@ -7,6 +7,7 @@
 lfa_status lfa_fail(lfa_error *err, lfa_status status, const char *rule,
                     const char *fmt, ...) {
   if (err == NULL) return status;
+  lfa_error_clear(err); /* a new failure: no place from an earlier one */
   err->status = status;
   err->rule = rule;
   va_list ap;
@@ -35,11 +36,34 @@ void lfa_error_prefix(lfa_error *err, const char *fmt, ...) {
   err->msg[h + 2 + m] = '\0';
 }
 
+void lfa_error_at_version(lfa_error *err, uint64_t version) {
+  if (err == NULL || err->has_version) return;
+  err->has_version = true, err->version = version;
+}
+
+void lfa_error_at_field(lfa_error *err, int32_t field_id) {
+  if (err == NULL || err->has_field) return;
+  err->has_field = true, err->field_id = field_id;
+}
+
+void lfa_error_at_fragment(lfa_error *err, uint64_t fragment_id) {
+  if (err == NULL || err->has_fragment) return;
+  err->has_fragment = true, err->fragment_id = fragment_id;
+}
+
+void lfa_error_at_file(lfa_error *err, const char *file) {
+  if (err == NULL || err->file[0] != '\0' || file == NULL) return;
+  snprintf(err->file, sizeof err->file, "%s", file);
+}
+
 void lfa_error_clear(lfa_error *err) {
   if (err == NULL) return;
   err->status = LFA_OK;
   err->rule = NULL;
   err->msg[0] = '\0';
+  err->has_version = err->has_field = err->has_fragment = false;
+  err->version = 0, err->field_id = 0, err->fragment_id = 0;
+  err->file[0] = '\0';
 }
 
 const char *lfa_status_name(lfa_status status) {

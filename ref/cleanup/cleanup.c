@@ -194,7 +194,8 @@ static lfa_status read_tag(planner *p, const char *rel, lfa_error *err) {
   }
   lfa_json_free(&doc);
   lfa_buf_free(&bytes);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s (a tag: the versions it keeps cannot be known)", rel);
+  if (st != LFA_OK)
+    lfa_error_prefix(err, "%s (a tag: the versions it keeps cannot be known)", rel), lfa_error_at_file(err, rel);
   return st;
 }
 

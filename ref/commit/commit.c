@@ -77,7 +77,7 @@ static lfa_status take_row_ids(lfa_fragment *out, const DataFragment *pb, lfa_er
   lfa_row_ids ids;
   /* [FA-LANCE-7] one id per physical row */
   lfa_status st = lfa_row_ids_decode_rows(&ids, pb->inline_row_ids.data, pb->inline_row_ids.len, pb->physical_rows, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, pb->id);
+  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, pb->id), lfa_error_at_fragment(err, pb->id);
   if (st == LFA_OK) out->row_ids = ids.ids, ids.ids = NULL;
   lfa_row_ids_free(&ids);
   return st;

@@ -187,7 +187,8 @@ lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_e
   lfa_status st = lfa_manifest_first_same_field(&first, m, err);
   if (st == LFA_OK) st = lfa_field_index_make(&fields, m, err);
   for (size_t i = 0; st == LFA_OK && i < m->n_field_assignment_states; i++)
-    st = check_one_descriptor(m, i, first[i], &fields, err);
+    if ((st = check_one_descriptor(m, i, first[i], &fields, err)) != LFA_OK)
+      lfa_error_at_field(err, m->field_assignment_states[i]->field_id);
   free(first);
   lfa_field_index_free(&fields);
   return st;

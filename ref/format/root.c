@@ -41,6 +41,7 @@ static lfa_status check_entries(const lfa_root *root, lfa_error *err) {
       st = check_state(e, err);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, e->fragment_id);
+      lfa_error_at_fragment(err, e->fragment_id);
       return st;
     }
   }

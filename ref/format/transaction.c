@@ -72,6 +72,7 @@ static lfa_status check_row_changes(const Sidecar *s, lfa_error *err) {
     lfa_treemap_free(&t);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "row change %zu (field %d)", i, s->row_changes[i]->field_id);
+      lfa_error_at_field(err, s->row_changes[i]->field_id);
       return st;
     }
   }
@@ -81,17 +82,24 @@ static lfa_status check_row_changes(const Sidecar *s, lfa_error *err) {
 lfa_status lfa_transaction_check_sidecar(const Sidecar *s, lfa_error *err) {
   for (size_t i = 0; i < s->n_initializations; i++) {
     unsigned state = (unsigned)s->initializations[i]->initial_state;
-    if (state > 1) /* [FA-TXN-3] only UNASSIGNED (0) and ASSIGNED (1) exist */
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-3", "initialization %zu (field %d) has unknown initial state %u",
-                      i, s->initializations[i]->field_id, state);
+    if (state > 1) { /* [FA-TXN-3] only UNASSIGNED (0) and ASSIGNED (1) exist */
+      lfa_status st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-3",
+                               "initialization %zu (field %d) has unknown initial state %u", i,
+                               s->initializations[i]->field_id, state);
+      lfa_error_at_field(err, s->initializations[i]->field_id);
+      return st;
+    }
   }
   lfa_status st = check_row_changes(s, err);
   for (size_t i = 0; st == LFA_OK && i < s->n_fragment_states; i++)
-    st = check_fragment_state(s->fragment_states[i], i, err);
+    if ((st = check_fragment_state(s->fragment_states[i], i, err)) != LFA_OK)
+      lfa_error_at_field(err, s->fragment_states[i]->field_id);
   for (size_t i = 0; st == LFA_OK && i < s->n_transfers; i++)
-    if (s->transfers[i]->source_field_id == s->transfers[i]->target_field_id)
+    if (s->transfers[i]->source_field_id == s->transfers[i]->target_field_id) {
       st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-4", "transfer %zu moves field %d onto itself", i,
                     s->transfers[i]->source_field_id);
+      lfa_error_at_field(err, s->transfers[i]->source_field_id);
+    }
   return st;
 }
 

@@ -47,15 +47,19 @@ static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_vers
   if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
   if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
   return st;
 }
 
 /* [FA-LANCE-2] the manifest is the version its file name says. */
 static lfa_status check_manifest_version(const lfa_snapshot *s, const lfa_version_entry *e, lfa_error *err) {
   if (s->file.manifest->version == e->version) return LFA_OK;
-  return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-2", "_versions/%s: manifest records version %" PRIu64, e->name,
-                  s->file.manifest->version);
+  lfa_status st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-2", "_versions/%s: manifest records version %" PRIu64,
+                           e->name, s->file.manifest->version);
+  char rel[LFA_PATH_BYTES_MAX];
+  snprintf(rel, sizeof rel, "_versions/%s", e->name);
+  lfa_error_at_file(err, rel);
+  return st;
 }
 
 /* Two transactions are equal when their canonical encodings are: writers
@@ -99,7 +103,11 @@ static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *
   lfa_buf_free(&bytes);
   if (st == LFA_OK && !same_bytes && s->file.transaction != NULL)
     st = same_transaction(s->file.transaction, s->txn_file, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "_transactions/%s", name);
+  if (st != LFA_OK) {
+    lfa_error_prefix(err, "_transactions/%s", name);
+    snprintf(path, sizeof path, "_transactions/%s", name);
+    lfa_error_at_file(err, path);
+  }
   if (st == LFA_OK && s->transaction == NULL) s->transaction = s->txn_file;
   return st;
 }
@@ -165,7 +173,11 @@ static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const c
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, false, "_deletions", rel, err);
   if (st == LFA_OK) st = decode_deletion(out, s, path, bitmap, err);
   if (st == LFA_OK) st = check_deleted(f, *out, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64 ": _deletions/%s", f->id, rel);
+  if (st != LFA_OK) {
+    lfa_error_prefix(err, "fragment %" PRIu64 ": _deletions/%s", f->id, rel);
+    snprintf(path, sizeof path, "_deletions/%s", rel);
+    lfa_error_at_file(err, path), lfa_error_at_fragment(err, f->id);
+  }
   return st;
 }
 
@@ -213,11 +225,14 @@ static lfa_status check_row_id_budget(const Lance__Table__Manifest *m, lfa_error
     const Lance__Table__DataFragment *f = m->fragments[i];
     if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET) continue;
     total += f->physical_rows < LFA_SNAPSHOT_ROW_IDS_MAX ? f->physical_rows : LFA_SNAPSHOT_ROW_IDS_MAX + 1ull;
-    if (total > LFA_SNAPSHOT_ROW_IDS_MAX)
-      return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
-                      "its row id sequences expand to more than LFA_SNAPSHOT_ROW_IDS_MAX (%u) ids together (fragment "
-                      "%" PRIu64 " reaches it)",
-                      LFA_SNAPSHOT_ROW_IDS_MAX, f->id);
+    if (total > LFA_SNAPSHOT_ROW_IDS_MAX) {
+      lfa_status st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1",
+                               "its row id sequences expand to more than LFA_SNAPSHOT_ROW_IDS_MAX (%u) ids together "
+                               "(fragment %" PRIu64 " reaches it)",
+                               LFA_SNAPSHOT_ROW_IDS_MAX, f->id);
+      lfa_error_at_fragment(err, f->id);
+      return st;
+    }
   }
   return LFA_OK;
 }
@@ -244,7 +259,7 @@ static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err)
       st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "has no row id sequence, but stable row ids are on");
     lfa_buf_free(&ext);
     if (st != LFA_OK) {
-      lfa_error_prefix(err, "fragment %" PRIu64, f->id);
+      lfa_error_prefix(err, "fragment %" PRIu64, f->id), lfa_error_at_fragment(err, f->id);
       return st;
     }
   }
@@ -286,7 +301,7 @@ size_t lfa_snapshot_fragment(const lfa_snapshot *s, uint64_t fragment_id) {
 static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, const char *dir,
                                  const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
   lfa_status st = lfa_path_resolve(path, cap, dir, s->file.manifest, a, true, "", f->path, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path), lfa_error_at_file(err, f->path);
   return st;
 }
 
@@ -307,7 +322,7 @@ lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, con
                   f->size_bytes);
     lfa_buf_free(out);
   }
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path), lfa_error_at_file(err, f->path);
   return st;
 }
 
@@ -375,6 +390,7 @@ static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, cons
   lfa_status st = resolve_object(path, sizeof path, s, dir, e->partial, a, err);
   if (st == LFA_OK) st = load_bitmap(&out->rows, s, path, e->partial, err);
   if (st == LFA_OK) st = check_partial(out->rows, rows, err); /* against this snapshot, cached or not */
+  if (st != LFA_OK) lfa_error_at_file(err, e->partial->path); /* the partial, not the root listing it */
   return st;
 }
 
@@ -391,10 +407,15 @@ static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *
   }
   for (size_t i = 0; st == LFA_OK && i < t->count; i++) {
     st = load_entry(&t->fragments[i], s, dir, t->root->fragments[i], anchor, err);
-    if (st != LFA_OK)
+    if (st != LFA_OK) {
       lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, t->root->fragments[i]->fragment_id);
+      lfa_error_at_fragment(err, t->root->fragments[i]->fragment_id);
+    }
   }
-  if (st != LFA_OK) lfa_error_prefix(err, "field %d: root %s", t->field_id, rf->path);
+  if (st != LFA_OK) {
+    lfa_error_prefix(err, "field %d: root %s", t->field_id, rf->path);
+    lfa_error_at_field(err, t->field_id), lfa_error_at_file(err, rf->path), lfa_error_at_version(err, s->version);
+  }
   return st;
 }
 
@@ -454,7 +475,7 @@ lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
   open_begin(out, fs, entry, cache);
   lfa_status st = load_manifest(out, dir, entry, err);
   if (st == LFA_OK) st = open_rest(out, dir, entry, err);
-  if (st != LFA_OK) lfa_snapshot_free(out);
+  if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }
 
@@ -465,7 +486,7 @@ lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const 
   out->file = *file;
   memset(file, 0, sizeof *file);
   lfa_status st = open_rest(out, dir, entry, err);
-  if (st != LFA_OK) lfa_snapshot_free(out);
+  if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }
 

@@ -27,7 +27,7 @@ static lfa_status overlays_from_snapshot(lfa_table *t, const lfa_snapshot *snap,
     for (size_t j = 0; j < f->n_overlays; j++) {
       lfa_status st = lfa_fragment_add_overlay(&t->fragments[k], f->overlays[j], err);
       if (st != LFA_OK) {
-        lfa_error_prefix(err, "fragment %" PRIu64, f->id);
+        lfa_error_prefix(err, "fragment %" PRIu64, f->id), lfa_error_at_fragment(err, f->id);
         return st;
       }
     }

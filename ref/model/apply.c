@@ -51,9 +51,12 @@ static bool tracked_in_p(const ctx *c, int32_t id) {
 
 static lfa_status add_plan(plan *plans, size_t *n, plan p, lfa_error *err) {
   for (size_t i = 0; i < *n; i++)
-    if (plans[i].field == p.field)
-      return lfa_fail(err, LFA_ERR_RULE, p.init != NOT_INITIALIZED ? "FA-TXN-8" : "FA-TXN-9",
-                      "field %d is initialized or transferred more than once, or both", p.field);
+    if (plans[i].field == p.field) {
+      lfa_status st = lfa_fail(err, LFA_ERR_RULE, p.init != NOT_INITIALIZED ? "FA-TXN-8" : "FA-TXN-9",
+                               "field %d is initialized or transferred more than once, or both", p.field);
+      lfa_error_at_field(err, p.field);
+      return st;
+    }
   plans[(*n)++] = p;
   return LFA_OK;
 }
@@ -61,14 +64,15 @@ static lfa_status add_plan(plan *plans, size_t *n, plan p, lfa_error *err) {
 static lfa_status plan_initializations(plan *plans, size_t *n, const ctx *c, lfa_error *err) {
   for (size_t i = 0; i < c->side->n_initializations; i++) {
     const Lance__Table__Transaction__FieldAssignmentTransaction__Initialization *in = c->side->initializations[i];
+    lfa_status st = LFA_OK;
     if (!in_schema(c->n, in->field_id))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-8", "initialization of field %d, which is not in the schema",
-                      in->field_id);
-    if (tracked_in_p(c, in->field_id))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-8", "initialization of field %d, which is already tracked",
-                      in->field_id);
-    lfa_status st = add_plan(plans, n, (plan){in->field_id, in->field_id, (int)in->initial_state}, err);
-    if (st != LFA_OK) return st;
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-8", "initialization of field %d, which is not in the schema",
+                    in->field_id);
+    else if (tracked_in_p(c, in->field_id))
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-8", "initialization of field %d, which is already tracked",
+                    in->field_id);
+    else st = add_plan(plans, n, (plan){in->field_id, in->field_id, (int)in->initial_state}, err);
+    if (st != LFA_OK) return lfa_error_at_field(err, in->field_id), st;
   }
   return LFA_OK;
 }
@@ -77,16 +81,19 @@ static lfa_status plan_transfers(plan *plans, size_t *n, const ctx *c, lfa_error
   for (size_t i = 0; i < c->side->n_transfers; i++) {
     int32_t s = c->side->transfers[i]->source_field_id, f = c->side->transfers[i]->target_field_id;
     for (size_t j = 0; j < i; j++)
-      if (c->side->transfers[j]->source_field_id == s)
-        return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9", "field %d is the source of two transfers", s);
+      if (c->side->transfers[j]->source_field_id == s) {
+        lfa_status st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9", "field %d is the source of two transfers", s);
+        return lfa_error_at_field(err, s), st;
+      }
+    lfa_status st = LFA_OK;
     if (!tracked_in_p(c, s) || in_schema(c->n, s))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9",
-                      "transfer %d -> %d: the source must be tracked and leave the schema", s, f);
-    if (!in_schema(c->n, f) || tracked_in_p(c, f))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9",
-                      "transfer %d -> %d: the target must be in the schema and not yet tracked", s, f);
-    lfa_status st = add_plan(plans, n, (plan){f, s, NOT_INITIALIZED}, err);
-    if (st != LFA_OK) return st;
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9", "transfer %d -> %d: the source must be tracked and leave the schema",
+                    s, f);
+    else if (!in_schema(c->n, f) || tracked_in_p(c, f))
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-9",
+                    "transfer %d -> %d: the target must be in the schema and not yet tracked", s, f);
+    else st = add_plan(plans, n, (plan){f, s, NOT_INITIALIZED}, err);
+    if (st != LFA_OK) return lfa_error_at_field(err, f), st; /* the field the transfer would track */
   }
   return LFA_OK;
 }
@@ -153,12 +160,10 @@ static lfa_status plan_fields(plan **out, size_t *count, const ctx *c, lfa_error
   for (size_t i = 0; st == LFA_OK && c->p && i < c->p->n_tracked; i++) {
     int32_t id = c->p->tracked[i].field_id;
     if (!tracked_in_p(c, id) || transferred_away(c, id)) continue;
-    if (!in_schema(c->n, id)) {
-      st = check_renumbering(c, id, err);
-      continue;
-    }
-    st = check_carried_identity(c, id, err);
-    if (st == LFA_OK) st = add_plan(plans, &n, (plan){id, id, NOT_INITIALIZED}, err);
+    if (!in_schema(c->n, id)) st = check_renumbering(c, id, err);
+    else if ((st = check_carried_identity(c, id, err)) == LFA_OK)
+      st = add_plan(plans, &n, (plan){id, id, NOT_INITIALIZED}, err);
+    if (st != LFA_OK) lfa_error_at_field(err, id);
   }
   if (st != LFA_OK) {
     free(plans);
@@ -250,11 +255,11 @@ static lfa_status replacement_writes(ctx *c, int32_t f, lfa_error *err) {
     const Lance__Table__Transaction__DataReplacementGroup *r = op->replacements[g];
     size_t i = lfa_table_fragment(c->n, r->fragment_id);
     if (r->new_file == NULL || !file_lists(r->new_file, f)) continue;
-    if (i == SIZE_MAX || c->created[i])
-      return lfa_fail(err, LFA_ERR_RULE, "FA-REPLACE-1", "replacement names fragment %" PRIu64
-                      ", which is not a carried fragment of the new snapshot", r->fragment_id);
-    lfa_status st = write_all(c, i, err);
-    if (st != LFA_OK) return st;
+    lfa_status st = i == SIZE_MAX || c->created[i]
+                        ? lfa_fail(err, LFA_ERR_RULE, "FA-REPLACE-1", "replacement names fragment %" PRIu64
+                                   ", which is not a carried fragment of the new snapshot", r->fragment_id)
+                        : write_all(c, i, err);
+    if (st != LFA_OK) return lfa_error_at_fragment(err, r->fragment_id), st;
   }
   return LFA_OK;
 }
@@ -300,13 +305,13 @@ static lfa_status overlay_writes(ctx *c, int32_t f, lfa_error *err) {
   const Lance__Table__Transaction__DataOverlay *op = c->t->data_overlay;
   for (size_t g = 0; g < op->n_groups; g++) {
     size_t i = lfa_table_fragment(c->n, op->groups[g]->fragment_id);
+    lfa_status st = LFA_OK;
     if (i == SIZE_MAX || c->created[i])
-      return lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-1", "overlay on fragment %" PRIu64
-                      ", which is not a carried fragment of the new snapshot", op->groups[g]->fragment_id);
-    for (size_t k = 0; k < op->groups[g]->n_overlays; k++) {
-      lfa_status st = overlay_file_writes(c, i, op->groups[g]->overlays[k], f, err);
-      if (st != LFA_OK) return st;
-    }
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-OVERLAY-1", "overlay on fragment %" PRIu64
+                    ", which is not a carried fragment of the new snapshot", op->groups[g]->fragment_id);
+    for (size_t k = 0; st == LFA_OK && k < op->groups[g]->n_overlays; k++)
+      st = overlay_file_writes(c, i, op->groups[g]->overlays[k], f, err);
+    if (st != LFA_OK) return lfa_error_at_fragment(err, op->groups[g]->fragment_id), st;
   }
   return LFA_OK;
 }
@@ -354,7 +359,7 @@ static lfa_status column_update_writes(ctx *c, int32_t f, lfa_error *err) {
                     "but the update gives no matched offsets", c->n->fragments[i].id, f);
     if (st == LFA_OK) st = write_rows(c, i, rows, err);
     lfa_bitmap_free(rows);
-    if (st != LFA_OK) return st;
+    if (st != LFA_OK) return lfa_error_at_fragment(err, c->n->fragments[i].id), st;
   }
   return LFA_OK;
 }
@@ -416,6 +421,7 @@ static lfa_status apply_fragment_states(lfa_cell *cells, unsigned *stated, const
     if (st == LFA_OK && stated[i]++ > 0)
       st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-13", "two fragment states for field %d in '%s'", f, fs->fragment_path);
     if (st == LFA_OK) st = set_fragment_state(&cells[i], fs, c, i, err);
+    if (st != LFA_OK && i != SIZE_MAX) lfa_error_at_fragment(err, c->n->fragments[i].id);
     if (st != LFA_OK) return st;
   }
   return LFA_OK;
@@ -459,6 +465,7 @@ static lfa_status apply_row_change(lfa_cell *cells, const ctx *c, const RowChang
       }
     }
     if (it != NULL) roaring_free_uint32_iterator(it);
+    if (st != LFA_OK) lfa_error_at_fragment(err, tm.high[b]); /* a row address: fragment id, offset */
   }
   lfa_treemap_free(&tm);
   return st;
@@ -480,14 +487,16 @@ static lfa_status finish_cells(lfa_cell *cells, const unsigned *stated, const ct
       return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
     lfa_cell_canonicalize(&cells[i], f->physical_rows);
     if (!c->created[i]) continue;
+    lfa_status st = LFA_OK;
     if (pl->init == NOT_INITIALIZED && needs_states(c) && stated[i] == 0)
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-14", "no fragment state for field %d in created fragment %" PRIu64,
-                      pl->field, f->id);
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-TXN-14", "no fragment state for field %d in created fragment %" PRIu64,
+                    pl->field, f->id);
     /* [FA-SEM-8] an assignment in a created fragment has a stored value
      * behind it, unless the commit initializes the field as assigned */
-    if (cells[i].kind != LFA_CELL_NONE && !lfa_fragment_stores(f, pl->field) && pl->init != 1)
-      return lfa_fail(err, LFA_ERR_RULE, "FA-SEM-8", "created fragment %" PRIu64 " does not store field %d "
-                      "but its rows are assigned", f->id, pl->field);
+    else if (cells[i].kind != LFA_CELL_NONE && !lfa_fragment_stores(f, pl->field) && pl->init != 1)
+      st = lfa_fail(err, LFA_ERR_RULE, "FA-SEM-8", "created fragment %" PRIu64 " does not store field %d "
+                    "but its rows are assigned", f->id, pl->field);
+    if (st != LFA_OK) return lfa_error_at_fragment(err, f->id), st;
   }
   return LFA_OK;
 }
@@ -542,6 +551,15 @@ static bool plans_field(const plan *plans, size_t n, int32_t id) {
   return false;
 }
 
+/* [FA-TXN-10] [FA-TXN-13] a row change or fragment state (`what`) is for
+ * a field the new snapshot tracks. */
+static lfa_status planned(const plan *plans, size_t n, int32_t id, const char *rule, const char *what, lfa_error *err) {
+  if (plans_field(plans, n, id)) return LFA_OK;
+  lfa_status st =
+      lfa_fail(err, LFA_ERR_RULE, rule, "%s for field %d, which is not tracked in the new snapshot", what, id);
+  return lfa_error_at_field(err, id), st;
+}
+
 /* Rules on the transaction as a whole, before any field is computed. */
 static lfa_status check_transaction(const ctx *c, const plan *plans, size_t n_plans, lfa_error *err) {
   bool tracked = (c->p && c->p->n_tracked > 0) || n_plans > 0;
@@ -551,15 +569,12 @@ static lfa_status check_transaction(const ctx *c, const plan *plans, size_t n_pl
   if (is_op(c, LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE) &&
       (c->side->n_row_changes > 0 || c->side->n_transfers > 0)) /* [FA-TXN-16] */
     return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-16", "an overwrite carries row changes or transfers");
-  for (size_t k = 0; k < c->side->n_row_changes; k++)
-    if (!plans_field(plans, n_plans, c->side->row_changes[k]->field_id))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-10", "row change for field %d, which is not tracked in the new "
-                      "snapshot", c->side->row_changes[k]->field_id);
-  for (size_t k = 0; k < c->side->n_fragment_states; k++)
-    if (!plans_field(plans, n_plans, c->side->fragment_states[k]->field_id))
-      return lfa_fail(err, LFA_ERR_RULE, "FA-TXN-13", "fragment state for field %d, which is not tracked in the new "
-                      "snapshot", c->side->fragment_states[k]->field_id);
-  return LFA_OK;
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < c->side->n_row_changes; k++)
+    st = planned(plans, n_plans, c->side->row_changes[k]->field_id, "FA-TXN-10", "row change", err);
+  for (size_t k = 0; st == LFA_OK && k < c->side->n_fragment_states; k++)
+    st = planned(plans, n_plans, c->side->fragment_states[k]->field_id, "FA-TXN-13", "fragment state", err);
+  return st;
 }
 
 static int by_field(const void *a, const void *b) {
@@ -575,7 +590,7 @@ static lfa_status compute_fields(ctx *c, const plan *plans, size_t n_plans, lfa_
   for (size_t k = 0; k < n_plans; k++) {
     n->n_tracked = k + 1;
     lfa_status st = compute_field(&n->tracked[k], c, &plans[k], err);
-    if (st != LFA_OK) return st;
+    if (st != LFA_OK) return lfa_error_at_field(err, plans[k].field), st;
   }
   qsort(n->tracked, n->n_tracked, sizeof *n->tracked, by_field);
   return LFA_OK;

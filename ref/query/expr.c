@@ -470,7 +470,7 @@ static lfa_status cache_keep(const lfa_expr_binding *b, lfa_object_kind kind, co
 static lfa_status object_path(char *path, size_t cap, const char *dataset, const lfa_snapshot *snap,
                               const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
   lfa_status st = lfa_path_resolve(path, cap, dataset, snap->file.manifest, a, true, "", f->path, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path), lfa_error_at_file(err, f->path);
   return st;
 }
 
@@ -518,7 +518,7 @@ static lfa_status take_entries(lfa_expr_binding *b, const lfa_snapshot *snap, lf
                     e->physical_rows, snap->file.manifest->fragments[k]->physical_rows);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, e->fragment_id);
-      return st;
+      return lfa_error_at_fragment(err, e->fragment_id), st;
     }
     b->entries[i].fragment_id = e->fragment_id;
     b->entries[i].all = e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
@@ -586,6 +586,7 @@ lfa_status lfa_expr_bind(lfa_expr_binding *out, const lfa_expr_plan *plan, const
   if (st == LFA_OK) st = take_entries(out, snap, err);
   if (st != LFA_OK) {
     lfa_error_prefix(err, "field %d: root %s", plan->field_id, rf->path);
+    lfa_error_at_field(err, plan->field_id), lfa_error_at_file(err, rf->path);
     lfa_expr_unbind(out);
     return object_failed(st, err);
   }
@@ -631,6 +632,7 @@ static lfa_status take_fragment(lfa_expr_fragment *out, lfa_expr_binding *b, con
     size_t t = lfa_snapshot_tracked(snap, b->plan.field_id);
     lfa_error_prefix(err, "field %d: root %s: root entry %zu (fragment %" PRIu64 ")", b->plan.field_id,
                      t != SIZE_MAX ? snap->tracked[t].root_file->path : "?", e, f->id);
+    lfa_error_at_field(err, b->plan.field_id), lfa_error_at_fragment(err, f->id);
     return object_failed(st, err);
   }
   out->entry = &b->entries[e];

@@ -67,7 +67,7 @@ lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t re
   }
   if (st != LFA_OK) {
     lfa_change_free(&change);
-    lfa_error_prefix(err, "version %" PRIu64, head + 1);
+    lfa_error_prefix(err, "version %" PRIu64, head + 1), lfa_error_at_version(err, head + 1);
     return st;
   }
   h->versions[h->count] = n;

@@ -66,7 +66,7 @@ static lfa_status load_head(onto *o, lfa_error *err) {
   const lfa_version_entry *e = &o->list.entries[o->list.count - 1];
   st = lfa_snapshot_load(&o->snap, o->dir, e, err);
   if (st == LFA_OK) st = lfa_table_from_snapshot(&o->head, &o->snap, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;
 }
 

@@ -337,6 +337,7 @@ static lfa_status check_tracked(const lfa_table *t, lfa_error *err) {
       lfa_status st = check_cell(&fs->cells[i], &t->fragments[i], err);
       if (st != LFA_OK) {
         lfa_error_prefix(err, "field %d: fragment %" PRIu64, fs->field_id, t->fragments[i].id);
+        lfa_error_at_field(err, fs->field_id), lfa_error_at_fragment(err, t->fragments[i].id);
         return st;
       }
     }
@@ -390,7 +391,8 @@ static lfa_status check_commit(const lfa_writer *w, const lfa_table *t, const La
   lfa_status st = check_schema(t, err);
   for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++) {
     st = check_fragment(t, i, err);
-    if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, t->fragments[i].id);
+    if (st != LFA_OK)
+      lfa_error_prefix(err, "fragment %" PRIu64, t->fragments[i].id), lfa_error_at_fragment(err, t->fragments[i].id);
   }
   if (st == LFA_OK && t->stable_row_ids) st = check_row_ids(t, err);
   if (st == LFA_OK) st = check_tracked(t, err);
@@ -449,7 +451,7 @@ static lfa_status write_bounded(const lfa_writer *w, const char *rel, const uint
                                 lfa_error *err) {
   lfa_status st = within_limit(len, max, "size in bytes", rel, err);
   if (st == LFA_OK) st = write_file(w, rel, data, len, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
   return st;
 }
 
@@ -568,7 +570,7 @@ static lfa_status new_deletion(size_t *at, lfa_writer *w, const lfa_fragment *f,
   if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st == LFA_OK) st = remember_deletion(at, w, f->id, &d, f->deleted, err);
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
   return st;
 }
 
@@ -657,7 +659,7 @@ static lfa_status root_entries(root_draft *r, lfa_writer *w, const lfa_table *t,
                           ? LFA_OK
                           : partial_file(&r->partials[k], w, s->field_id, &t->fragments[i], c, err);
       if (st != LFA_OK) {
-        lfa_error_prefix(err, "fragment %" PRIu64, e->fragment_id);
+        lfa_error_prefix(err, "fragment %" PRIu64, e->fragment_id), lfa_error_at_fragment(err, e->fragment_id);
         return st;
       }
       e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL;
@@ -684,7 +686,7 @@ static lfa_status root_file(Lance__Table__FieldAssignmentFile *out, lfa_arena *a
   if (st == LFA_OK) st = store_object(&obj, w, OBJECT_ROOT, s->field_id, 0, &bytes, err);
   lfa_buf_free(&bytes);
   if (st != LFA_OK) {
-    lfa_error_prefix(err, "field %d", s->field_id);
+    lfa_error_prefix(err, "field %d", s->field_id), lfa_error_at_field(err, s->field_id);
     return st;
   }
   lance__table__field_assignment_file__init(out);
@@ -882,7 +884,7 @@ static lfa_status draft_fragment(draft *d, size_t *file_at, lfa_writer *w, const
   }
   d->frag_list[i] = f;
   d->next_prior[i] = (prior_fragment){src->id, src->physical_rows, deletion};
-  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, src->id);
+  if (st != LFA_OK) lfa_error_prefix(err, "fragment %" PRIu64, src->id), lfa_error_at_fragment(err, src->id);
   return st;
 }
 
@@ -961,7 +963,7 @@ static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Tran
   lfa_buf bytes = {0};
   lfa_status st = lfa_manifest_file_encode(&bytes, &d->m, &filled, err);
   d->m.transaction_file = NULL; /* txn_name dies here */
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
   enum { PREFIX = 4 }; /* the inline section's u32 length */
   if (st == LFA_OK)
     st = write_bounded(w, txn_rel, bytes.data + PREFIX, lfa_load_u32le(bytes.data), LFA_TRANSACTION_BYTES_MAX, err);
@@ -993,7 +995,8 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
     w->version = table->version;
   }
   draft_free(&d, table->n_fragments);
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, table->version);
+  if (st != LFA_OK)
+    lfa_error_prefix(err, "version %" PRIu64, table->version), lfa_error_at_version(err, table->version);
   return st;
 }
 
@@ -1181,7 +1184,7 @@ static lfa_status localize_root(clone_draft *c, lfa_writer *w, size_t s, const l
   }
   lfa_buf_free(&bytes);
   free(entries), free(list), free(partials);
-  if (st != LFA_OK) lfa_error_prefix(err, "field %d", id);
+  if (st != LFA_OK) lfa_error_prefix(err, "field %d", id), lfa_error_at_field(err, id);
   return st;
 }
 

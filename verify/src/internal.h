@@ -115,11 +115,11 @@ const char *vf_field_name(const Lance__Table__Manifest *m, int32_t field_id);
 /* The same from an open snapshot, in O(log F) (lfa_snapshot_field). */
 const char *vf_snapshot_field_name(const lfa_snapshot *s, int32_t field_id);
 
-/* Fills `where` with the fragment id, field id and file an error message
- * names, when it names them and `where` has none yet ("... fragment 3 ...",
- * "field 2: ...", "... _deletions/3-1-7.arrow: ..."). `file_buf` holds the
- * file; it must outlive `where`. The field is taken only with a loaded version
- * `v` to name it from. */
-void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const vf_version *v);
+/* Fills the parts of `where` still unknown from the place the failure
+ * `e` carries (lfa/error.h): its fragment; its field when `v`, a loaded
+ * version, can name it; and with `take_file` its file, which replaces the
+ * one `where` has (the object that failed, not the manifest listing it).
+ * `where` points into `e`: `e` must outlive it. */
+void vf_where_from(lfa_where *where, const lfa_error *e, bool take_file, const vf_version *v);
 
 #endif

@@ -49,40 +49,13 @@ bool vf_out_of_memory(const vf_ctx *c) {
   return false;
 }
 
-static bool path_char(char ch) { return ch != ' ' && ch != ':' && ch != ',' && ch != ')' && ch != '\'' && ch != '\0'; }
-
-/* The innermost file a message names: reader errors are prefixed from the
- * inside out, so the last path is the object that failed. */
-static void locate_file(lfa_where *where, char *buf, size_t cap, const char *msg) {
-  static const char *const DIRS[] = {"_field_assignments/", "_deletions/", "_transactions/", "_versions/"};
-  const char *best = NULL;
-  for (size_t d = 0; d < sizeof DIRS / sizeof DIRS[0]; d++)
-    for (const char *p = strstr(msg, DIRS[d]); p != NULL; p = strstr(p + 1, DIRS[d]))
-      if (best == NULL || p > best) best = p;
-  if (best == NULL) return;
-  size_t n = 0;
-  while (path_char(best[n]) && n + 1 < cap) n++;
-  memcpy(buf, best, n);
-  buf[n] = '\0';
-  where->file = buf;
-}
-
-void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, const vf_version *v) {
-  const char *last = NULL;
-  for (const char *p = strstr(msg, "fragment "); p != NULL; p = strstr(p + 1, "fragment "))
-    if (p[9] >= '0' && p[9] <= '9') last = p + 9;
-  if (last != NULL && !where->has_fragment) {
-    where->has_fragment = true;
-    where->fragment_id = strtoull(last, NULL, 10);
+void vf_where_from(lfa_where *where, const lfa_error *e, bool take_file, const vf_version *v) {
+  if (e->has_fragment && !where->has_fragment) where->has_fragment = true, where->fragment_id = e->fragment_id;
+  if (e->has_field && !where->has_field && v != NULL) {
+    where->has_field = true, where->field_id = e->field_id;
+    where->field_name = vf_snapshot_field_name(&v->snap, e->field_id);
   }
-  const char *field = strstr(msg, "field ");
-  for (; field != NULL && !(field[6] >= '0' && field[6] <= '9'); field = strstr(field + 1, "field ")) continue;
-  if (field != NULL && !where->has_field && v != NULL) {
-    where->has_field = true;
-    where->field_id = (int32_t)strtol(field + 6, NULL, 10);
-    where->field_name = vf_snapshot_field_name(&v->snap, where->field_id);
-  }
-  if (cap > 0) locate_file(where, file_buf, cap, msg);
+  if (take_file && e->file[0] != '\0') where->file = e->file;
 }
 
 /* A reader call's failure as one finding. `fallback` names the rule when
@@ -90,8 +63,7 @@ void vf_locate(lfa_where *where, char *file_buf, size_t cap, const char *msg, co
  * `whole_version`: the failure leaves the version unchecked. */
 static void report_limited(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback,
                            bool whole_version) {
-  char file[LFA_PATH_BYTES_MAX];
-  vf_locate(&w, file, sizeof file, e->msg, NULL);
+  vf_where_from(&w, e, true, NULL);
   /* [FA-VERIFY-6] a limit says nothing about the dataset; but a version not
    * checked at all is an error, so that no exit status says it passed */
   if (e->status == LFA_ERR_LIMIT)
@@ -591,12 +563,14 @@ static lfa_status load_fields(bool *all_loaded, vf_version *v, const vf_ctx *c, 
 
 /* ---- the snapshot ----------------------------------------------------------------- */
 
-/* The rule behind a failure of lfa_snapshot_open that names none: a file
- * the manifest points at is missing or is not protobuf. */
-static const char *open_fallback(const char *msg) {
-  if (strstr(msg, "_transactions/") != NULL) return "FA-LANCE-10"; /* the transaction it names */
-  if (strstr(msg, "_deletions/") != NULL) return "FA-LANCE-16";    /* the deletion file it names */
-  if (strstr(msg, "row id") != NULL) return "FA-LANCE-7";
+/* The rule behind a failure of lfa_snapshot_open that names none (a file
+ * the manifest points at is missing or is not protobuf), by where it is. */
+static bool under(const char *file, const char *dir) { return strncmp(file, dir, strlen(dir)) == 0; }
+
+static const char *open_fallback(const lfa_error *e) {
+  if (under(e->file, "_transactions/")) return "FA-LANCE-10"; /* the transaction file */
+  if (under(e->file, "_deletions/")) return "FA-LANCE-16";    /* a deletion file */
+  if (e->has_fragment) return "FA-LANCE-7"; /* the one other step per fragment: its row id sequence */
   return "FA-LANCE-1";
 }
 
@@ -654,15 +628,12 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
   lfa_error e = {0};
   if (lfa_snapshot_open_decoded(&v->snap, c->fs, c->dir, entry, mf, c->cache, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
-    lfa_where w = at(v);
-    char file[LFA_PATH_BYTES_MAX];
-    vf_locate(&w, file, sizeof file, e.msg, NULL);
-    if (e.status == LFA_ERR_PROTO && w.file != NULL && strncmp(w.file, "_transactions/", 14) == 0 &&
-        vf_txn_file_sidecar_undecodable(c->fs, c->dir, w.file)) { /* [FA-TXN-7] */
+    if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
+        vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */
       e.rule = "FA-TXN-7";
       lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
     }
-    report_failure(c, at(v), &e, open_fallback(e.msg));
+    report_failure(c, at(v), &e, open_fallback(&e));
     return LFA_OK;
   }
   vf_check_sidecar_storage(c, v); /* [FA-TXN-5] [FA-TXN-6] */

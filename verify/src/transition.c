@@ -202,7 +202,7 @@ static lfa_status check_apply(const vf_ctx *c, const vf_version *p, const vf_ver
     /* [FA-FLAG-6] a sidecar an older writer left out is its damage: name it */
     char file[LFA_PATH_BYTES_MAX], writer[160];
     lfa_where w = at_txn(n, file, sizeof file);
-    vf_locate(&w, NULL, 0, e.msg, n);
+    vf_where_from(&w, &e, false, n);
     vf_writer_of(writer, sizeof writer, n->snap.file.manifest);
     lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the transaction breaks %s: %s (%s)", e.rule, e.msg,
                      writer);

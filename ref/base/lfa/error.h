@@ -6,14 +6,27 @@
  * with lfa_error_prefix, so a message reads from the outside in and names the
  * file, version, field and fragment where they are known. There is no global
  * last-error. `err` may be NULL when the caller only wants the status.
+ *
+ * The same place is also data, for programs (the verifier's findings, the
+ * JSON of an error): no code reads it back out of the message text. Each
+ * part is set with lfa_error_at_* by the innermost code that knows it, the
+ * failure itself or a layer adding context; a part already set is kept, so
+ * every part names the innermost place (the partial bitmap, not the root
+ * that lists it). lfa_fail starts a new failure and clears them.
  */
 #ifndef LFA_ERROR_H
 #define LFA_ERROR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "lfa/limits.h"
 
 #define LFA_ERROR_MSG_MAX 512
+/* A relative object path of any length a reader resolves fits whole. */
+#define LFA_ERROR_FILE_MAX LFA_PATH_BYTES_MAX
 
 typedef enum lfa_status {
   LFA_OK = 0,
@@ -34,6 +47,14 @@ typedef struct lfa_error {
   lfa_status status;
   const char *rule; /* requirement id ("FA-STORE-3") or NULL; static storage */
   char msg[LFA_ERROR_MSG_MAX];
+  /* where it failed; each part unknown (false, "") unless set */
+  bool has_version;
+  uint64_t version;
+  bool has_field;
+  int32_t field_id;
+  bool has_fragment;
+  uint64_t fragment_id;       /* the fragment's id, not its position in a list */
+  char file[LFA_ERROR_FILE_MAX]; /* relative to the dataset directory */
 } lfa_error;
 
 /* Records a failure and returns `status`, so call sites read
@@ -46,7 +67,15 @@ lfa_status lfa_fail(lfa_error *err, lfa_status status, const char *rule,
 void lfa_error_prefix(lfa_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Resets `err` to LFA_OK with an empty message. */
+/* Record a part of the place of the failure already in `err`, unless that
+ * part is already set by code nearer the failure (no-op on NULL). A file
+ * longer than LFA_ERROR_FILE_MAX - 1 bytes is cut there. */
+void lfa_error_at_version(lfa_error *err, uint64_t version);
+void lfa_error_at_field(lfa_error *err, int32_t field_id);
+void lfa_error_at_fragment(lfa_error *err, uint64_t fragment_id);
+void lfa_error_at_file(lfa_error *err, const char *file);
+
+/* Resets `err` to LFA_OK with an empty message and no place. */
 void lfa_error_clear(lfa_error *err);
 
 /* A stable lowercase name for a status ("truncated", "rule", ...). */
