@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/conformance.h"
@@ -119,13 +120,13 @@ int lfa_cli_adapter(int argc, char **argv) {
   if (st == LFA_OK) st = lfa_fs_join(dataset, sizeof dataset, argv[2], "dataset", &err);
   if (st == LFA_OK) st = lfa_fs_join(obs_path, sizeof obs_path, argv[2], "observations.json", &err);
   if (st == LFA_OK) st = lfa_scenario_load(&s, argv[1], &err);
-  if (st != LFA_OK) return fprintf(stderr, "lfa adapter: %s\n", err.msg), LFA_EXIT_UNUSABLE;
+  if (st != LFA_OK) return lfa_cli_fail_error("adapter", argv[1], &err), LFA_EXIT_UNUSABLE;
   FILE *out = fopen(obs_path, "wx");
   if (out == NULL) st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
   if (st == LFA_OK) st = run_all(out, &s, dataset, &err);
   if (out != NULL && fclose(out) != 0 && st == LFA_OK)
     st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
   lfa_scenario_free(&s);
-  if (st != LFA_OK) return fprintf(stderr, "lfa adapter: %s: %s\n", argv[1], err.msg), LFA_EXIT_UNUSABLE;
+  if (st != LFA_OK) return lfa_cli_fail_error("adapter", argv[1], &err), LFA_EXIT_UNUSABLE;
   return LFA_EXIT_OK;
 }

@@ -29,11 +29,17 @@ static bool digits(uint64_t *out, const char *text) {
   return true;
 }
 
+const char *lfa_cli_shown(char *buf, size_t cap, const char *s) {
+  lfa_text_shown(buf, cap, s, strlen(s));
+  return buf;
+}
+
 bool lfa_cli_u64(uint64_t *out, const char *cmd, const char *opt, const char *text, uint64_t lo, uint64_t hi) {
   uint64_t v = 0;
   if (digits(&v, text) && v >= lo && v <= hi) return *out = v, true;
+  char shown[LFA_CLI_SHOWN_BYTES];
   fprintf(stderr, "lfa %s: %s needs a whole number from %" PRIu64 " to %" PRIu64 ", got '%s'\n", cmd, opt, lo, hi,
-          text);
+          lfa_cli_shown(shown, sizeof shown, text));
   return false;
 }
 
@@ -44,7 +50,9 @@ static bool parse_i64(int64_t *out, const char *cmd, const char *opt, const char
     *out = neg ? (int64_t)(0 - mag) : (int64_t)mag; /* -2^63 wraps to itself */
     return true;
   }
-  fprintf(stderr, "lfa %s: %s needs a whole number from -2^63 to 2^63-1, got '%s'\n", cmd, opt, text);
+  char shown[LFA_CLI_SHOWN_BYTES];
+  fprintf(stderr, "lfa %s: %s needs a whole number from -2^63 to 2^63-1, got '%s'\n", cmd, opt,
+          lfa_cli_shown(shown, sizeof shown, text));
   return false;
 }
 
@@ -67,8 +75,9 @@ static const lfa_cli_option *find(const lfa_cli_option *opts, size_t n_opts, con
 }
 
 static int usage(const char *cmd, const char *why, const char *arg) {
-  fprintf(stderr, "lfa %s: %s%s%s%s (see lfa %s --help)\n", cmd, why, arg ? " '" : "", arg ? arg : "",
-          arg ? "'" : "", cmd);
+  char shown[LFA_CLI_SHOWN_BYTES];
+  fprintf(stderr, "lfa %s: %s%s%s%s (see lfa %s --help)\n", cmd, why, arg ? " '" : "",
+          arg ? lfa_cli_shown(shown, sizeof shown, arg) : "", arg ? "'" : "", cmd);
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lfa/error.h"
+#include "lfa/escape.h"
 
 typedef enum lfa_cli_kind {
   LFA_CLI_FLAG, /* out: bool */
@@ -42,6 +43,11 @@ bool lfa_cli_u64(uint64_t *out, const char *cmd, const char *opt, const char *te
 /* True when `text` may be an option's value: it does not start with '-'
  * (a negative number is allowed when `signed_number`); "" may be. */
 bool lfa_cli_value_ok(const char *text, bool signed_number);
+
+/* `s` as a one-line message may quote it (an argument, a path, a name
+ * from a file): escaped and shortened by lfa_text_shown, into `buf`. */
+enum { LFA_CLI_SHOWN_BYTES = 4 * LFA_TEXT_SHOWN_MAX + 8 };
+const char *lfa_cli_shown(char *buf, size_t cap, const char *s);
 
 /* The one line a command prints on stderr when it fails:
  * "lfa CMD: SUBJECT: MESSAGE", the subject (a path as given) and the

@@ -349,7 +349,8 @@ static int parse_args(dump_args *a, int argc, char **argv) {
     } else if (argv[i][0] != '-' && a->dataset == NULL) {
       a->dataset = argv[i];
     } else {
-      fprintf(stderr, "lfa dump: unexpected argument '%s'\n%s", argv[i], HELP);
+      char shown[LFA_CLI_SHOWN_BYTES];
+      fprintf(stderr, "lfa dump: unexpected argument '%s'\n%s", lfa_cli_shown(shown, sizeof shown, argv[i]), HELP);
       return 0;
     }
   }

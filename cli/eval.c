@@ -244,7 +244,8 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
 
 /* Bad usage teaches: the reason, then the help. `arg` (may be NULL) is quoted. */
 static int usage_error(const char *why, const char *arg) {
-  if (arg != NULL) fprintf(stderr, "lfa eval: %s '%s'\n%s", why, arg, HELP);
+  char shown[LFA_CLI_SHOWN_BYTES];
+  if (arg != NULL) fprintf(stderr, "lfa eval: %s '%s'\n%s", why, lfa_cli_shown(shown, sizeof shown, arg), HELP);
   else fprintf(stderr, "lfa eval: %s\n%s", why, HELP);
   return 0;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "lfa/version.h"
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "track") == 0) return lfa_cli_track(argc - 1, argv + 1);
   if (strcmp(argv[1], "invalidate") == 0) return lfa_cli_invalidate(argc - 1, argv + 1);
   if (strcmp(argv[1], "cleanup") == 0) return lfa_cli_cleanup(argc - 1, argv + 1);
-  fprintf(stderr, "lfa: unknown command '%s'\n\n%s", argv[1], USAGE);
+  char shown[LFA_CLI_SHOWN_BYTES];
+  fprintf(stderr, "lfa: unknown command '%s'\n\n%s", lfa_cli_shown(shown, sizeof shown, argv[1]), USAGE);
   return LFA_EXIT_UNUSABLE;
 }

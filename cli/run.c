@@ -71,7 +71,9 @@ typedef struct run_args {
 } run_args;
 
 static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "lfa run: %s%s%s%s\n(see lfa run --help)\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+  char shown[LFA_CLI_SHOWN_BYTES];
+  fprintf(stderr, "lfa run: %s%s%s%s\n(see lfa run --help)\n", what, arg ? " '" : "",
+          arg ? lfa_cli_shown(shown, sizeof shown, arg) : "", arg ? "'" : "");
   return LFA_EXIT_UNUSABLE;
 }
 
@@ -165,7 +167,7 @@ int lfa_cli_run(int argc, char **argv) {
   int rc = parse_args(&a, argc, argv);
   if (rc != LFA_EXIT_OK) return rc < 0 ? LFA_EXIT_OK : rc;
   if (lfa_fs_exists(a.out_dir)) {
-    fprintf(stderr, "lfa run: %s already exists; objects are never overwritten\n", a.out_dir);
+    lfa_cli_fail("run", a.out_dir, "already exists; objects are never overwritten");
     return LFA_EXIT_UNUSABLE;
   }
   lfa_error err = {0};
@@ -174,7 +176,7 @@ int lfa_cli_run(int argc, char **argv) {
   lfa_scenario_report rep = {0};
   lfa_status st = lfa_scenario_load(&s, a.scenario, &err);
   if (st != LFA_OK) {
-    fprintf(stderr, "lfa run: %s\n", err.msg);
+    lfa_cli_fail_error("run", "scenario", &err);
     return LFA_EXIT_UNUSABLE;
   }
   st = lfa_history_open(&h, a.out_dir, a.seed, &err);
@@ -186,12 +188,15 @@ int lfa_cli_run(int argc, char **argv) {
     lfa_history_close(&h);
   }
   if (st != LFA_OK) {
-    fprintf(stderr, "lfa run: %s: %s\n", a.scenario, err.msg);
+    lfa_cli_fail_error("run", a.scenario, &err);
     rc = LFA_EXIT_UNUSABLE;
   } else if (!rep.passed) {
     char label[128];
     lfa_scenario_step_label(label, sizeof label, &s, rep.n_results - 1);
-    fprintf(stderr, "lfa run: %s: %s: %s\n", s.name, label, rep.results[rep.n_results - 1].failure);
+    char subject[LFA_CLI_SHOWN_BYTES + 160];
+    char shown[LFA_CLI_SHOWN_BYTES];
+    snprintf(subject, sizeof subject, "%s: %s", lfa_cli_shown(shown, sizeof shown, s.name), label);
+    lfa_cli_fail("run", subject, rep.results[rep.n_results - 1].failure);
     rc = LFA_EXIT_FINDINGS;
   }
   lfa_scenario_report_free(&rep);
