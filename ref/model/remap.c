@@ -13,14 +13,12 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
-#include "lfa/bytes.h"
 #include "lfa/bits.h"
+#include "lfa/roaring_layout.h"
 
 enum {
-  PAD = 16,            /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */
-  CHUNK_BYTES = 8192,  /* one Roaring container spans 2^16 bits */
-  ARRAY_MAX = 4096,    /* above this a container is a bitset */
-  COOKIE_NO_RUN = 12346
+  PAD = 16,                                /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */
+  CHUNK_BYTES = LFA_ROARING_BITSET_BYTES   /* one Roaring container spans 2^16 bits */
 };
 
 static const uint64_t ROWS_MAX = (uint64_t)UINT32_MAX + 1; /* offsets are 32-bit */
@@ -105,28 +103,22 @@ static void write_array(uint8_t *out, const uint8_t *bits, size_t len) {
     }
 }
 
-/* The portable no-run bytes (lfa/bitmap.h) of the chunks with a value:
- * header, then each chunk as an array (up to 4096 values) or a bitset. */
+/* The portable no-run bytes (lfa/roaring_layout.h) of the chunks with a
+ * value, each as an array or a bitset as its cardinality says. */
 static void write_portable(uint8_t *out, const uint8_t *bits, size_t len, const uint32_t *cards, size_t chunks,
                            uint32_t containers) {
-  lfa_store_u32le(out, COOKIE_NO_RUN);
-  lfa_store_u32le(out + 4, containers);
-  uint8_t *keys = out + 8, *offsets = keys + 4 * (size_t)containers, *body = offsets + 4 * (size_t)containers;
-  for (size_t c = 0, j = 0; c < chunks; c++) {
+  lfa_roaring_writer w;
+  lfa_roaring_writer_start(&w, out, containers);
+  for (size_t c = 0; c < chunks; c++) {
     if (cards[c] == 0) continue;
     size_t at = c * CHUNK_BYTES, span = len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES;
-    keys[4 * j] = (uint8_t)c, keys[4 * j + 1] = (uint8_t)(c >> 8);
-    keys[4 * j + 2] = (uint8_t)(cards[c] - 1), keys[4 * j + 3] = (uint8_t)((cards[c] - 1) >> 8);
-    lfa_store_u32le(offsets + 4 * j, (uint32_t)(body - out));
-    if (cards[c] <= ARRAY_MAX) {
+    uint8_t *body = lfa_roaring_writer_container(&w, (uint32_t)c, cards[c]);
+    if (cards[c] <= LFA_ROARING_ARRAY_MAX) {
       write_array(body, bits + at, span);
-      body += 2 * (size_t)cards[c];
     } else { /* a bitset's bytes are the chunk's bits, LSB-first */
       memcpy(body, bits + at, span);
       memset(body + span, 0, CHUNK_BYTES - span);
-      body += CHUNK_BYTES;
     }
-    j++;
   }
 }
 
@@ -137,15 +129,16 @@ static lfa_status to_cell(lfa_cell *out, const uint8_t *bits, uint64_t n_bits, l
   size_t len = (size_t)((n_bits + 63) / 64 * 8), chunks = (len + CHUNK_BYTES - 1) / CHUNK_BYTES;
   uint32_t *cards = malloc(chunks * sizeof *cards);
   if (cards == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  uint64_t total = 0, bytes = 8;
+  uint64_t total = 0, body = 0;
   uint32_t containers = 0;
   for (size_t c = 0; c < chunks; c++) {
     size_t at = c * CHUNK_BYTES;
     cards[c] = popcount_chunk(bits + at, len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES);
     total += cards[c];
     containers += cards[c] > 0;
-    bytes += cards[c] == 0 ? 0 : 8 + (cards[c] <= ARRAY_MAX ? 2 * (uint64_t)cards[c] : CHUNK_BYTES);
+    body += cards[c] == 0 ? 0 : lfa_roaring_body_bytes(cards[c]);
   }
+  uint64_t bytes = lfa_roaring_no_run_bytes(containers, body);
   *out = (lfa_cell){total == 0 ? LFA_CELL_NONE : total == n_bits ? LFA_CELL_ALL : LFA_CELL_PARTIAL, NULL};
   uint8_t *portable = out->kind == LFA_CELL_PARTIAL ? malloc((size_t)bytes) : NULL;
   lfa_status st = LFA_OK;
