@@ -9,6 +9,7 @@
 
 #include "lfa/bitmap.h"
 #include "lfa/rowids.h"
+#include "lfa/search.h"
 
 /* ---- freeing ------------------------------------------------------------------- */
 
@@ -225,15 +226,12 @@ bool lfa_fragment_from_pb(lfa_fragment *out, const Lance__Table__DataFragment *f
 
 /* ---- lookups and cells ------------------------------------------------------------ */
 
+static int fragment_by_id(const void *key, const void *f) {
+  return lfa_order_u64(*(const uint64_t *)key, ((const lfa_fragment *)f)->id);
+}
+
 size_t lfa_table_fragment(const lfa_table *t, uint64_t fragment_id) {
-  size_t lo = 0, hi = t->n_fragments;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->fragments[mid].id == fragment_id) return mid;
-    if (t->fragments[mid].id < fragment_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return SIZE_MAX;
+  return lfa_search(&fragment_id, t->fragments, t->n_fragments, sizeof *t->fragments, fragment_by_id);
 }
 
 const lfa_field *lfa_table_field(const lfa_table *t, int32_t field_id) {

@@ -607,14 +607,7 @@ void lfa_expr_unbind(lfa_expr_binding *b) {
 /* The index of the binding's entry for a fragment, or SIZE_MAX (no
  * assigned row there). Entries ascend by fragment id [FA-ROOT-2]. */
 static size_t entry_index(const lfa_expr_binding *b, uint64_t fragment_id) {
-  size_t lo = 0, hi = b->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (b->entries[mid].fragment_id == fragment_id) return mid;
-    if (b->entries[mid].fragment_id < fragment_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return SIZE_MAX;
+  return lfa_assignment_entry(b->entries, b->count, fragment_id);
 }
 
 /* The scan's k-th fragment, the one with manifest index `index`; its
