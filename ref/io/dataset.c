@@ -545,7 +545,5 @@ const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t f
 }
 
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {
-  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
-  uint64_t deleted = snap->deleted[i] ? roaring_bitmap_get_cardinality(snap->deleted[i]) : 0;
-  return f->physical_rows > deleted ? f->physical_rows - deleted : 0;
+  return lfa_live_rows(snap->file.manifest->fragments[i]->physical_rows, snap->deleted[i]);
 }

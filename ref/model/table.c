@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/deletion.h"
 #include "lfa/rowids.h"
 #include "lfa/search.h"
 
@@ -256,6 +257,8 @@ bool lfa_fragment_stores(const lfa_fragment *f, int32_t field_id) {
 bool lfa_fragment_is_live(const lfa_fragment *f, uint32_t offset) {
   return offset < f->physical_rows && (f->deleted == NULL || !roaring_bitmap_contains(f->deleted, offset));
 }
+
+uint64_t lfa_fragment_live_rows(const lfa_fragment *f) { return lfa_live_rows(f->physical_rows, f->deleted); }
 
 bool lfa_cell_contains(const lfa_cell *c, uint32_t offset) {
   return c->kind == LFA_CELL_ALL || (c->kind == LFA_CELL_PARTIAL && roaring_bitmap_contains(c->rows, offset));

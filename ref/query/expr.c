@@ -707,7 +707,7 @@ lfa_status lfa_expr_row(bool *out, const lfa_expr_scan *s, size_t k, uint32_t of
 }
 
 /* The live offsets of a fragment: [0, physical_rows) without the deleted. */
-static roaring_bitmap_t *live_rows(const lfa_expr_fragment *f) {
+static roaring_bitmap_t *live_offsets(const lfa_expr_fragment *f) {
   roaring_bitmap_t *live = roaring_bitmap_from_range(0, f->physical_rows, 1);
   if (live != NULL && f->deleted != NULL) roaring_bitmap_andnot_inplace(live, f->deleted);
   return live;
@@ -721,7 +721,7 @@ lfa_status lfa_expr_select(roaring_bitmap_t **out, const lfa_expr_scan *s, size_
   lfa_status st = check_fragment(s, k, err);
   if (st != LFA_OK) return st;
   const lfa_expr_fragment *f = &s->fragments[k];
-  roaring_bitmap_t *live = live_rows(f);
+  roaring_bitmap_t *live = live_offsets(f);
   if (live == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (f->entry == NULL || f->entry->all) {
     bool all = f->entry != NULL;
