@@ -7,6 +7,7 @@
  * Then random sets against the plain loop of FA-EXPR-5, offset by offset. */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "disk_util.h"
+#include "random_set.h"
 
 #include "lfa/bits.h"
 #include "lfa/bitmap.h"
@@ -81,26 +82,6 @@ static void test_bits_clear(void **state) {
 
 /* ---- random sets against the plain loop ---------------------------------------------------- */
 
-/* A random set of values below `limit`: sparse, dense (bitset containers),
- * in runs (run containers after run_optimize), or empty. */
-static roaring_bitmap_t *random_set(uint64_t *rng, uint64_t limit) {
-  roaring_bitmap_t *b = roaring_bitmap_create();
-  uint64_t kind = tu_rand(rng) % 4;
-  if (kind == 0)
-    for (uint64_t n = tu_rand(rng) % 60; n > 0; n--) roaring_bitmap_add(b, (uint32_t)(tu_rand(rng) % limit));
-  else if (kind == 1)
-    for (uint64_t o = 0; o < limit; o++) {
-      if (tu_rand(rng) % 3 == 0) roaring_bitmap_add(b, (uint32_t)o);
-    }
-  else if (kind == 2)
-    for (uint64_t n = tu_rand(rng) % 6; n > 0; n--) {
-      uint64_t from = tu_rand(rng) % limit, len = 1 + tu_rand(rng) % 70000;
-      roaring_bitmap_add_range(b, from, from + len < limit ? from + len : limit);
-    }
-  if (tu_rand(rng) % 2) roaring_bitmap_run_optimize(b);
-  return b;
-}
-
 /* [FA-EXPR-5] the materialized bits of a fragment are, offset by offset,
  * "assigned and not deleted": the plain loop below, against the container
  * by container fill and clear, on random sets that may reach past n_bits
@@ -111,7 +92,7 @@ static void test_FA_EXPR_5_random_bits_match_the_plain_loop(void **state) {
   for (int round = 0; round < 200; round++) {
     uint64_t n_bits = 1 + tu_rand(&rng) % (tu_rand(&rng) % 2 ? 300 : 200000);
     uint64_t limit = n_bits + tu_rand(&rng) % 100; /* values up to 99 past the end */
-    roaring_bitmap_t *assigned = random_set(&rng, limit), *deleted = random_set(&rng, limit);
+    roaring_bitmap_t *assigned = tu_random_set(&rng, limit), *deleted = tu_random_set(&rng, limit);
     size_t len = (size_t)(n_bits / 8 + (n_bits % 8 != 0));
     uint8_t *out = malloc(len);
     assert_non_null(out);

@@ -8,6 +8,7 @@
  * reference) and lfa_remap_group (the fast one); then lfa_remap_rows, the
  * plain mapping, by hand; then many random groups on which the fast one
  * must give exactly the plain one's cells. */
+#include "random_set.h"
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
@@ -246,26 +247,6 @@ static void test_FA_REMAP_2_rows_refused_before_visiting(void **state) {
 
 /* ---- random groups: the fast remap against the plain one ------------------------------------ */
 
-/* A random set below `rows`: sparse, dense, in runs (kept as run
- * containers, so the remap reads that form too), or empty. */
-static roaring_bitmap_t *random_set(uint64_t *rng, uint64_t rows) {
-  roaring_bitmap_t *b = roaring_bitmap_create();
-  uint64_t kind = tu_rand(rng) % 4;
-  if (kind == 0)
-    for (uint64_t n = tu_rand(rng) % 50; n > 0; n--) roaring_bitmap_add(b, (uint32_t)(tu_rand(rng) % rows));
-  else if (kind == 1)
-    for (uint64_t o = 0; o < rows; o++) {
-      if (tu_rand(rng) % 2) roaring_bitmap_add(b, (uint32_t)o);
-    }
-  else if (kind == 2)
-    for (uint64_t n = tu_rand(rng) % 6; n > 0; n--) {
-      uint64_t from = tu_rand(rng) % rows, len = 1 + tu_rand(rng) % 70000;
-      roaring_bitmap_add_range(b, from, from + len < rows ? from + len : rows);
-    }
-  roaring_bitmap_run_optimize(b);
-  return b;
-}
-
 static uint64_t random_rows(uint64_t *rng) {
   uint64_t r = tu_rand(rng) % 4;
   return r == 0 ? 1 + tu_rand(rng) % 8 : r == 1 ? 1 + tu_rand(rng) % 300 : 1 + tu_rand(rng) % 140000;
@@ -285,10 +266,10 @@ static void one_random_group(uint64_t *rng) {
     uint64_t rows = random_rows(rng);
     memset(&frag[i], 0, sizeof frag[i]);
     frag[i].physical_rows = rows;
-    if (tu_rand(rng) % 2) frag[i].deleted = random_set(rng, rows);
+    if (tu_rand(rng) % 2) frag[i].deleted = tu_random_set(rng, rows);
     uint64_t kind = tu_rand(rng) % 4;
     cell[i] = (lfa_cell){kind == 0 ? LFA_CELL_NONE : kind == 1 ? LFA_CELL_ALL : LFA_CELL_PARTIAL, NULL};
-    if (cell[i].kind == LFA_CELL_PARTIAL) cell[i].rows = random_set(rng, rows); /* may be empty or full: no matter */
+    if (cell[i].kind == LFA_CELL_PARTIAL) cell[i].rows = tu_random_set(rng, rows); /* may be empty or full: no matter */
     old[i] = (lfa_remap_source){&frag[i], &cell[i]};
     live += rows - (frag[i].deleted ? roaring_bitmap_get_cardinality(frag[i].deleted) : 0);
   }
