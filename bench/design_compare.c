@@ -51,6 +51,7 @@
 #include "lfa/materialize.h"
 #include "lfa/remap.h"
 #include "lfa/root.h"
+#include "lfa/roaring_layout.h"
 #include "lfa/table.h"
 
 enum {
@@ -172,22 +173,23 @@ static size_t encoded(const roaring_bitmap_t *b) {
   return n;
 }
 
-/* The portable no-run layout (lfa/bitmap.h) of a set of a fragment's
+/* The portable no-run layout (lfa/roaring_layout.h) of a set of a fragment's
  * offsets where f_assigned is `value`, from its cardinality in each 2^16
  * chunk: 8 bytes of header, 8 per container (key and cardinality, offset),
  * then 2 bytes per value or a 8 KiB bitset. This is the form lfa_bitmap_encode
  * writes and roaring-rs 0.10 serializes; 0 when the set is empty (the
  * fragment then has no entry in that value's RowAddrTreeMap). */
 static size_t value_bitmap(const lfa_cell *c, uint64_t rows, bool value) {
-  size_t bytes = 8, containers = 0;
+  uint64_t body = 0;
+  uint32_t containers = 0;
   for (uint64_t from = 0; from < rows; from += 65536) {
     uint64_t span = rows - from < 65536 ? rows - from : 65536, ones;
     if (c->kind == LFA_CELL_PARTIAL) ones = roaring_bitmap_range_cardinality(c->rows, from, from + span);
     else ones = c->kind == LFA_CELL_ALL ? span : 0;
     uint64_t card = value ? ones : span - ones;
-    if (card > 0) containers++, bytes += 8 + (card <= 4096 ? 2 * (size_t)card : 8192);
+    if (card > 0) containers++, body += lfa_roaring_body_bytes((uint32_t)card);
   }
-  return containers > 0 ? bytes : 0;
+  return containers > 0 ? (size_t)lfa_roaring_no_run_bytes(containers, body) : 0;
 }
 
 /* Our bytes for one table: per fragment bitmap, root, descriptor. */

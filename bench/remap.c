@@ -12,8 +12,8 @@
  *   ref    lfa_remap_group, the remap the reference compaction uses
  *          (ref/mutate/mutate_files.c -> ref/model/remap.c);
  *   naive  for each old offset, skip it if deleted, else test it and set
- *          one bit at its new offset: the per-offset loop the reference
- *          used before (mutate.c mut_moved_state over every live row);
+ *          one bit at its new offset: lfa_remap_group_plain, the plain
+ *          loop of 05§5 that the reference keeps beside the fast remap;
  *   memcpy copying the old partial bitmaps' encoded bytes (the floor).
  * ref and naive must produce the same cells (checked every time).
  * Targets: ref >= 10x naive, and ref within 2x of memcpy.
@@ -94,7 +94,7 @@ static void build_group(group *g, size_t n_old, uint64_t rows, const config *c, 
   if (scratch == NULL) exit(2);
   for (size_t i = 0; i < n_old; i++) {
     build_fragment(g, i, c, &rng, scratch);
-    live += rows - (g->frag[i].deleted ? roaring_bitmap_get_cardinality(g->frag[i].deleted) : 0);
+    live += lfa_fragment_live_rows(&g->frag[i]);
   }
   free(scratch);
   for (uint64_t at = 0; at < live; at += TARGET_ROWS) g->new_rows[g->n_new++] = live - at < TARGET_ROWS ? live - at : TARGET_ROWS;
@@ -131,18 +131,13 @@ static void op_ref(void *ctx) {
   }
 }
 
-/* The per-offset loop of the reference before lfa_remap_group. */
+/* The per-offset loop: the reference's plain remap, lfa_remap_group_plain. */
 static void naive(lfa_cell *out, const group *g) {
-  size_t k = 0;
-  uint64_t j = 0;
-  for (size_t n = 0; n < g->n_new; n++) out[n] = (lfa_cell){LFA_CELL_PARTIAL, roaring_bitmap_create()};
-  for (size_t i = 0; i < g->n_old; i++)
-    for (uint64_t o = 0; o < g->frag[i].physical_rows; o++) {
-      if (!lfa_fragment_is_live(&g->frag[i], (uint32_t)o)) continue;
-      if (lfa_cell_contains(&g->cell[i], (uint32_t)o)) roaring_bitmap_add(out[k].rows, (uint32_t)j);
-      if (++j == g->new_rows[k]) k++, j = 0;
-    }
-  for (size_t n = 0; n < g->n_new; n++) lfa_cell_canonicalize(&out[n], g->new_rows[n]);
+  lfa_error err = {0};
+  if (lfa_remap_group_plain(out, g->new_rows, g->n_new, g->old, g->n_old, &err) != LFA_OK) {
+    fprintf(stderr, "remap: %s\n", err.msg);
+    exit(2);
+  }
 }
 
 static void op_naive(void *ctx) {

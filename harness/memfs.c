@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lfa/limits.h"
+#include "lfa/search.h"
 
 enum { VARINT_BYTES_MAX = 10 }; /* 64 bits in 7-bit groups */
 
@@ -36,14 +37,10 @@ static lfa_status normalize(char *out, const char *path, lfa_error *err) {
 }
 
 /* The first entry whose name is not below `key` (strcmp order). */
+static int entry_by_name(const void *key, const void *e) { return strcmp((const char *)key, ((const lfa_memfs_entry *)e)->name); }
+
 static size_t lower_bound(const lfa_memfs *m, const char *key) {
-  size_t lo = 0, hi = m->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(m->entries[mid].name, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lfa_lower_bound(key, m->entries, m->count, sizeof *m->entries, entry_by_name);
 }
 
 /* The index of the entry named exactly `key`, or SIZE_MAX. */

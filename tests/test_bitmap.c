@@ -1,9 +1,11 @@
-/* test_bitmap.c: portable Roaring bitmaps and treemaps (ref/format/bitmap.c).
+/* test_bitmap.c: portable Roaring bitmaps and treemaps (ref/format/bitmap.c,
+ * the layout module ref/format/roaring_layout.c).
  * Requirement ids: FA-BITMAP-1, FA-BITMAP-2, FA-TXN-1, FA-LIMIT-1. */
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
 #include "lfa/limits.h"
+#include "lfa/roaring_layout.h"
 
 /* Hand-built no-run bitmap: one array container, key 0, values as given.
  * Layout per RoaringFormatSpec: cookie, count, key/card-1, offset, values. */
@@ -238,6 +240,40 @@ static void test_FA_TXN_1_treemap_round_trip_and_rules(void **state) {
   lfa_treemap_free(&t);
 }
 
+/* The layout's writer, by hand: two containers, key 0 = {1, 5} (an array)
+ * and key 3 = 196608 .. 196608 + 4999 (5000 values > 4096: a bitset).
+ * Bytes: cookie 12346 = 3A 30 00 00, count 02 00 00 00; key table
+ * {00 00, 01 00} {03 00, 87 13} (card-1 = 1 and 4999 = 0x1387); offsets
+ * 8 + 2 * 8 = 24 and 24 + 2 * 2 = 28; then 01 00 05 00 and 8192 bytes
+ * whose first 625 are FF (5000 bits). 28 + 8192 = 8220 bytes in all. */
+static void test_FA_BITMAP_1_layout_writer_by_hand(void **state) {
+  (void)state;
+  enum { TOTAL = 8220 };
+  assert_int_equal(lfa_roaring_body_bytes(2), 4);
+  assert_int_equal(lfa_roaring_body_bytes(5000), 8192);
+  assert_int_equal(lfa_roaring_no_run_bytes(2, 4 + 8192), TOTAL);
+  uint8_t *out = calloc(TOTAL, 1);
+  assert_non_null(out);
+  lfa_roaring_writer w;
+  lfa_roaring_writer_start(&w, out, 2);
+  uint8_t *a = lfa_roaring_writer_container(&w, 0, 2);
+  a[0] = 1, a[2] = 5;
+  memset(lfa_roaring_writer_container(&w, 3, 5000), 0xFF, 625);
+  const uint8_t head[] = {0x3A, 0x30, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 3, 0, 0x87, 0x13, 24, 0, 0, 0, 28, 0, 0, 0,
+                          1,    0,    5, 0};
+  assert_memory_equal(out, head, sizeof head);
+  uint64_t card = 0;
+  lfa_error err = {0};
+  assert_ok(lfa_bitmap_check(&card, out, TOTAL, &err), &err);
+  assert_int_equal(card, 5002);
+  roaring_bitmap_t *b = NULL;
+  assert_ok(lfa_bitmap_decode(&b, out, TOTAL, &err), &err);
+  assert_true(roaring_bitmap_contains(b, 5) && roaring_bitmap_contains(b, 196608 + 4999));
+  assert_false(roaring_bitmap_contains(b, 196608 + 5000));
+  roaring_bitmap_free(b);
+  free(out);
+}
+
 static void test_bitmap_random_corruption_never_crashes(void **state) {
   (void)state;
   roaring_bitmap_t *bm = roaring_bitmap_create();
@@ -275,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LIMIT_1_treemap_counts_bounded),
       cmocka_unit_test(test_FA_BITMAP_2_more_containers_than_keys),
       cmocka_unit_test(test_FA_TXN_1_treemap_round_trip_and_rules),
+      cmocka_unit_test(test_FA_BITMAP_1_layout_writer_by_hand),
       cmocka_unit_test(test_bitmap_random_corruption_never_crashes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

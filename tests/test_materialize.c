@@ -3,9 +3,11 @@
  * all_assigned entry or a partial bitmap holding the offset, false without
  * an entry). Deleted offsets are no rows of the snapshot and read 0.
  *
- * Expected bytes are written by hand: bit o is bit o % 8 of byte o / 8. */
+ * Expected bytes are written by hand: bit o is bit o % 8 of byte o / 8.
+ * Then random sets against the plain loop of FA-EXPR-5, offset by offset. */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "disk_util.h"
+#include "random_set.h"
 
 #include "lfa/bits.h"
 #include "lfa/bitmap.h"
@@ -76,6 +78,41 @@ static void test_bits_clear(void **state) {
   assert_int_equal(out[1], 0xFD);
   assert_int_equal(out[2], 0x7F);
   roaring_bitmap_free(b);
+}
+
+/* ---- random sets against the plain loop ---------------------------------------------------- */
+
+/* [FA-EXPR-5] the materialized bits of a fragment are, offset by offset,
+ * "assigned and not deleted": the plain loop below, against the container
+ * by container fill and clear, on random sets that may reach past n_bits
+ * (those values are no rows and must leave no bit). */
+static void test_FA_EXPR_5_random_bits_match_the_plain_loop(void **state) {
+  (void)state;
+  uint64_t rng = 0xB175B175ULL;
+  for (int round = 0; round < 200; round++) {
+    uint64_t n_bits = 1 + tu_rand(&rng) % (tu_rand(&rng) % 2 ? 300 : 200000);
+    uint64_t limit = n_bits + tu_rand(&rng) % 100; /* values up to 99 past the end */
+    roaring_bitmap_t *assigned = tu_random_set(&rng, limit), *deleted = tu_random_set(&rng, limit);
+    size_t len = (size_t)(n_bits / 8 + (n_bits % 8 != 0));
+    uint8_t *out = malloc(len);
+    assert_non_null(out);
+    memset(out, 0xA5, len); /* overwritten, never read */
+    lfa_error err = {0};
+    assert_ok(lfa_bits_from_bitmap(out, len, n_bits, assigned, &err), &err);
+    for (uint64_t o = n_bits; o < 8 * (uint64_t)len; o++)
+      if (out[o / 8] >> (o % 8) & 1) fail_msg("round %d: bit %llu past %llu bits is set", round, (unsigned long long)o,
+                                             (unsigned long long)n_bits);
+    assert_ok(lfa_bits_clear_bitmap(out, len, n_bits, deleted, &err), &err);
+    for (uint64_t o = 0; o < n_bits; o++) {
+      bool want = roaring_bitmap_contains(assigned, (uint32_t)o) && !roaring_bitmap_contains(deleted, (uint32_t)o);
+      if ((bool)(out[o / 8] >> (o % 8) & 1) != want)
+        fail_msg("round %d: bit %llu of %llu is %d, the plain loop says %d", round, (unsigned long long)o,
+                 (unsigned long long)n_bits, !want, want);
+    }
+    free(out);
+    roaring_bitmap_free(assigned);
+    roaring_bitmap_free(deleted);
+  }
 }
 
 /* ---- a snapshot written by the reference writer ------------------------------------------- */
@@ -164,6 +201,7 @@ int main(void) {
       cmocka_unit_test(test_FA_EXPR_5_bits_from_every_container_kind),
       cmocka_unit_test(test_bits_past_the_end_are_dropped),
       cmocka_unit_test(test_bits_clear),
+      cmocka_unit_test(test_FA_EXPR_5_random_bits_match_the_plain_loop),
       cmocka_unit_test(test_FA_EXPR_5_fragments_of_a_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

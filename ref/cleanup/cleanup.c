@@ -24,6 +24,7 @@
 #include "lfa/manifest.h"
 #include "lfa/paths.h"
 #include "lfa/root.h"
+#include "lfa/search.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"
 
@@ -347,13 +348,8 @@ static lfa_status index_objects(planner *p, lfa_error *err) {
 /* The candidates with this file's identity (several when hard-linked):
  * [*first, *first + *count) of by_identity. */
 static void find_identity(size_t *first, size_t *count, const planner *p, uint64_t dev, uint64_t ino) {
-  size_t lo = 0, hi = p->plan->n_objects;
   identity key = {dev, ino, 0};
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (by_dev_ino(&p->by_identity[mid], &key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
+  size_t lo = lfa_lower_bound(&key, p->by_identity, p->plan->n_objects, sizeof *p->by_identity, by_dev_ino), hi;
   *first = lo;
   for (hi = lo; hi < p->plan->n_objects && by_dev_ino(&p->by_identity[hi], &key) == 0;) hi++;
   *count = hi - lo;

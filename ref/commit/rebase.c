@@ -123,10 +123,9 @@ static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *t
 
 /* ---- 2. the sidecar against I ---------------------------------------------------- */
 
-static uint64_t live_rows(const lfa_table *t) {
+static uint64_t table_live_rows(const lfa_table *t) {
   uint64_t n = 0;
-  for (size_t i = 0; i < t->n_fragments; i++)
-    n += t->fragments[i].physical_rows - (t->fragments[i].deleted ? roaring_bitmap_get_cardinality(t->fragments[i].deleted) : 0);
+  for (size_t i = 0; i < t->n_fragments; i++) n += lfa_fragment_live_rows(&t->fragments[i]);
   return n;
 }
 
@@ -142,7 +141,7 @@ static int by_key(const void *a, const void *b) {
  * rows. Counting live rows is not enough: a merge_insert that deletes one
  * row and inserts another leaves the count as it was. */
 static lfa_status added_rows(bool *out, const rb *b, const lfa_table *before, const lfa_table *after) {
-  uint64_t n = 0, cap = live_rows(before);
+  uint64_t n = 0, cap = table_live_rows(before);
   uint64_t *seen = calloc(cap + 1, sizeof *seen);
   *out = false;
   if (seen == NULL) return lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");

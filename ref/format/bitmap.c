@@ -1,7 +1,8 @@
 /* bitmap.c: portable 32-bit Roaring bitmaps and 64-bit treemaps.
  * Implements FA-BITMAP-1 (both cookies read, no-run form written),
  * FA-BITMAP-2 (one valid encoding, nothing trailing) and FA-TXN-1 (treemap
- * layout). The layout is drawn in lfa/bitmap.h.
+ * layout). The 32-bit layout is lfa/roaring_layout.h's, the treemap is
+ * drawn in lfa/bitmap.h.
  *
  * CRoaring 0.2.66 only guards against reading past the buffer; it accepts
  * unsorted or duplicated values and wrong cardinalities. So every byte is
@@ -14,137 +15,69 @@
 #include <string.h>
 
 #include "lfa/limits.h"
+#include "lfa/roaring_layout.h"
 
-enum {
-  COOKIE_NO_RUN = 12346,
-  COOKIE_RUN = 12347,
-  ARRAY_MAX = 4096,        /* containers above this cardinality are bitsets */
-  BITSET_BYTES = 8192,     /* 2^16 bits */
-  OFFSET_THRESHOLD = 4     /* run-form files carry offsets only from 4 containers */
-};
-
-/* The descriptive header shared by both cookies. */
-typedef struct header {
-  uint32_t count;             /* containers */
-  bool has_offsets;
-  const uint8_t *run_flags;   /* NULL in the no-run form */
-  const uint8_t *key_cards;   /* count x {u16 key, u16 card-1} */
-  const uint8_t *offsets;     /* count x u32, or NULL */
-  size_t body_start;          /* byte position of the first container */
-} header;
-
-static bool is_run(const header *h, uint32_t i) {
-  return h->run_flags != NULL && (h->run_flags[i / 8] >> (i % 8)) & 1;
-}
-
-static lfa_status read_header(header *h, lfa_cursor *c, lfa_error *err) {
-  uint32_t cookie;
-  memset(h, 0, sizeof *h);
-  if (!lfa_cursor_u32le(c, &cookie))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap shorter than its cookie");
-  if (cookie == COOKIE_NO_RUN) {
-    if (!lfa_cursor_u32le(c, &h->count))
-      return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap ends in its container count");
-    h->has_offsets = true;
-  } else if ((cookie & 0xFFFFu) == COOKIE_RUN) {
-    h->count = (cookie >> 16) + 1;
-    if (!lfa_cursor_take(c, (h->count + 7) / 8, &h->run_flags))
-      return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap ends in its run flags");
-    h->has_offsets = h->count >= OFFSET_THRESHOLD;
-  } else {
-    return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-1",
-                    "roaring cookie %u is neither 12346 nor 12347", (unsigned)(cookie & 0xFFFFu));
-  }
-  /* [FA-BITMAP-2] keys are 16 bits and strictly ascending: more containers
-   * than keys is no valid encoding, not a bitmap over a reader limit
-   * (FA-LIMIT-2 would let a verifier take it for a valid one) */
-  if (h->count > LFA_ROARING_CONTAINERS_MAX)
-    return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
-                    "roaring bitmap declares %u containers; a 32-bit bitmap has at most %u (one per 16-bit key)",
-                    (unsigned)h->count, (unsigned)LFA_ROARING_CONTAINERS_MAX);
-  if (!lfa_cursor_take(c, (size_t)h->count * 4, &h->key_cards))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap ends in its key table");
-  if (h->has_offsets && !lfa_cursor_take(c, (size_t)h->count * 4, &h->offsets))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitmap ends in its offset table");
-  h->body_start = c->pos;
-  return LFA_OK;
-}
-
-static lfa_status check_array(lfa_cursor *c, uint32_t card, uint32_t i, lfa_error *err) {
-  const uint8_t *v;
-  if (!lfa_cursor_take(c, (size_t)card * 2, &v))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring array container %u is cut short", (unsigned)i);
-  for (uint32_t k = 1; k < card; k++)
-    if (lfa_load_u16le(v + 2 * k) <= lfa_load_u16le(v + 2 * (k - 1)))
+/* [FA-BITMAP-2] an array container's values strictly ascending. */
+static lfa_status check_array(const lfa_roaring_container *k, uint32_t i, lfa_error *err) {
+  for (uint32_t j = 1; j < k->count; j++)
+    if (lfa_load_u16le(k->data + 2 * j) <= lfa_load_u16le(k->data + 2 * (j - 1)))
       return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
                       "roaring array container %u is not strictly ascending at position %u",
-                      (unsigned)i, (unsigned)k);
+                      (unsigned)i, (unsigned)j);
   return LFA_OK;
 }
 
-static lfa_status check_bitset(lfa_cursor *c, uint32_t card, uint32_t i, lfa_error *err) {
-  const uint8_t *w;
-  if (!lfa_cursor_take(c, BITSET_BYTES, &w))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring bitset container %u is cut short", (unsigned)i);
+/* [FA-BITMAP-2] a bitset container holds exactly its declared cardinality. */
+static lfa_status check_bitset(const lfa_roaring_container *k, uint32_t i, lfa_error *err) {
   uint32_t ones = 0;
-  for (size_t k = 0; k < BITSET_BYTES / 8; k++)
-    ones += (uint32_t)__builtin_popcountll(lfa_load_u64le(w + 8 * k));
-  if (ones != card)
+  for (size_t j = 0; j < k->count; j++) ones += (uint32_t)__builtin_popcountll(lfa_load_u64le(k->data + 8 * j));
+  if (ones != k->cardinality)
     return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
                     "roaring bitset container %u holds %u values, header says %u",
-                    (unsigned)i, (unsigned)ones, (unsigned)card);
+                    (unsigned)i, (unsigned)ones, (unsigned)k->cardinality);
   return LFA_OK;
 }
 
-static lfa_status check_runs(lfa_cursor *c, uint32_t card, uint32_t i, lfa_error *err) {
-  uint16_t nruns;
-  const uint8_t *r;
-  if (!lfa_cursor_u16le(c, &nruns) || !lfa_cursor_take(c, (size_t)nruns * 4, &r))
-    return lfa_fail(err, LFA_ERR_TRUNCATED, "FA-BITMAP-2", "roaring run container %u is cut short", (unsigned)i);
+/* [FA-BITMAP-2] runs ascending, disjoint, within the container, and
+ * covering exactly its declared cardinality. */
+static lfa_status check_runs(const lfa_roaring_container *k, uint32_t i, lfa_error *err) {
   uint32_t total = 0;
   int64_t prev_end = -1; /* last value covered by the previous run */
-  for (uint32_t k = 0; k < nruns; k++) {
-    uint32_t start = lfa_load_u16le(r + 4 * k), end = start + lfa_load_u16le(r + 4 * k + 2);
+  for (uint32_t j = 0; j < k->count; j++) {
+    uint32_t start = lfa_load_u16le(k->data + 4 * j), end = start + lfa_load_u16le(k->data + 4 * j + 2);
     if (end > 0xFFFFu || (int64_t)start <= prev_end)
       return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
                       "roaring run container %u: run %u overlaps, is out of order or passes 65535",
-                      (unsigned)i, (unsigned)k);
+                      (unsigned)i, (unsigned)j);
     total += end - start + 1;
     prev_end = end;
   }
-  if (total != card)
+  if (total != k->cardinality)
     return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
                     "roaring run container %u holds %u values, header says %u",
-                    (unsigned)i, (unsigned)total, (unsigned)card);
+                    (unsigned)i, (unsigned)total, (unsigned)k->cardinality);
   return LFA_OK;
 }
 
-/* Container i: its offset (when recorded) must be where it really starts,
- * relative to the start of the bitmap. */
-static lfa_status check_container(lfa_cursor *c, const header *h, uint32_t i, size_t origin,
-                                  lfa_error *err) {
-  uint32_t card = (uint32_t)lfa_load_u16le(h->key_cards + 4 * i + 2) + 1;
-  if (h->offsets != NULL && lfa_load_u32le(h->offsets + 4 * i) != c->pos - origin)
-    return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
-                    "roaring offset of container %u is %u, container starts at %zu", (unsigned)i,
-                    (unsigned)lfa_load_u32le(h->offsets + 4 * i), c->pos - origin);
-  if (i > 0 && lfa_load_u16le(h->key_cards + 4 * i) <= lfa_load_u16le(h->key_cards + 4 * (i - 1)))
-    return lfa_fail(err, LFA_ERR_BITMAP, "FA-BITMAP-2",
-                    "roaring container keys are not strictly ascending at container %u", (unsigned)i);
-  if (is_run(h, i)) return check_runs(c, card, i, err);
-  if (card <= ARRAY_MAX) return check_array(c, card, i, err);
-  return check_bitset(c, card, i, err);
+/* Container i: its frame (lfa_roaring_read_container), then its values. */
+static lfa_status check_container(lfa_cursor *c, const lfa_roaring_header *h, uint32_t i, lfa_error *err) {
+  lfa_roaring_container k;
+  lfa_status st = lfa_roaring_read_container(&k, c, h, i, err);
+  if (st != LFA_OK) return st;
+  if (k.kind == LFA_ROARING_RUNS) return check_runs(&k, i, err);
+  if (k.kind == LFA_ROARING_ARRAY) return check_array(&k, i, err);
+  return check_bitset(&k, i, err);
 }
 
 lfa_status lfa_bitmap_scan(size_t *len_out, uint64_t *cardinality_out, const uint8_t *data,
                            size_t len, lfa_error *err) {
   lfa_cursor c = lfa_cursor_make(data, len);
-  header h;
-  lfa_status st = read_header(&h, &c, err);
+  lfa_roaring_header h;
+  lfa_status st = lfa_roaring_read_header(&h, &c, err);
   if (st != LFA_OK) return st;
   uint64_t total = 0;
   for (uint32_t i = 0; i < h.count; i++) {
-    if ((st = check_container(&c, &h, i, 0, err)) != LFA_OK) return st;
+    if ((st = check_container(&c, &h, i, err)) != LFA_OK) return st;
     total += (uint64_t)lfa_load_u16le(h.key_cards + 4 * i + 2) + 1;
   }
   *len_out = c.pos;

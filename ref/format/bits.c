@@ -10,34 +10,20 @@
 #include <string.h>
 
 #include "lfa/bytes.h"
+#include "lfa/roaring_layout.h"
 
-enum {
-  COOKIE_NO_RUN = 12346,
-  COOKIE_RUN = 12347,
-  ARRAY_MAX = 4096,     /* containers above this cardinality are bitsets */
-  CHUNK_BYTES = 8192,   /* one container spans 2^16 bits */
-  OFFSET_THRESHOLD = 4  /* the run form carries offsets only from 4 containers */
-};
+enum { CHUNK_BYTES = LFA_ROARING_BITSET_BYTES }; /* one container spans 2^16 bits */
 
 /* ---- the containers of a bitmap ------------------------------------------------ */
 
-typedef enum container_kind { ARRAY, BITSET, RUNS } container_kind;
-
-/* One container as the portable layout stores it (lfa/bitmap.h). */
-typedef struct container {
-  uint32_t key; /* it holds values key * 2^16 .. key * 2^16 + 65535 */
-  container_kind kind;
-  uint32_t count;      /* ARRAY: values; RUNS: runs; BITSET: 1024 words */
-  const uint8_t *data; /* ARRAY: u16 values; BITSET: 8192 bytes; RUNS: {u16 start, u16 length - 1} */
-} container;
+typedef lfa_roaring_container container;
 
 /* The portable bytes of a bitmap and the next container to read. */
 typedef struct walker {
   lfa_buf bytes;
   lfa_cursor c;
-  uint32_t count, next;
-  const uint8_t *run_flags; /* NULL in the no-run form */
-  const uint8_t *key_cards; /* count x {u16 key, u16 cardinality - 1} */
+  lfa_roaring_header h;
+  uint32_t next;
 } walker;
 
 /* Serializes `bitmap` (CRoaring's portable form, the documented layout) and
@@ -49,54 +35,18 @@ static lfa_status walker_open(walker *w, const roaring_bitmap_t *bitmap, lfa_err
   uint8_t *at;
   lfa_status st = lfa_buf_extend(&w->bytes, n, &at, err);
   if (st != LFA_OK) return st;
-  if (roaring_bitmap_portable_serialize(bitmap, (char *)at) != n) {
-    lfa_buf_free(&w->bytes);
-    return lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization wrote an unexpected size");
-  }
+  if (roaring_bitmap_portable_serialize(bitmap, (char *)at) != n)
+    st = lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization wrote an unexpected size");
   w->c = lfa_cursor_make(w->bytes.data, w->bytes.len);
-  uint32_t cookie = 0;
-  bool ok = lfa_cursor_u32le(&w->c, &cookie);
-  bool offsets = false;
-  if (ok && cookie == COOKIE_NO_RUN) {
-    ok = lfa_cursor_u32le(&w->c, &w->count);
-    offsets = true;
-  } else if (ok && (cookie & 0xFFFFu) == COOKIE_RUN) {
-    w->count = (cookie >> 16) + 1;
-    ok = lfa_cursor_take(&w->c, (w->count + 7) / 8, &w->run_flags);
-    offsets = w->count >= OFFSET_THRESHOLD;
-  } else {
-    ok = false;
-  }
-  const uint8_t *skip;
-  ok = ok && lfa_cursor_take(&w->c, (size_t)w->count * 4, &w->key_cards);
-  if (ok && offsets) ok = lfa_cursor_take(&w->c, (size_t)w->count * 4, &skip);
-  if (ok) return LFA_OK;
-  lfa_buf_free(&w->bytes);
-  return lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization has an unreadable header");
+  if (st == LFA_OK) st = lfa_roaring_read_header(&w->h, &w->c, err);
+  if (st != LFA_OK) lfa_buf_free(&w->bytes);
+  return st;
 }
 
 /* The next container, keys ascending; false after the last. */
 static lfa_status walker_next(bool *more, container *k, walker *w, lfa_error *err) {
-  *more = w->next < w->count;
-  if (!*more) return LFA_OK;
-  uint32_t i = w->next++;
-  k->key = lfa_load_u16le(w->key_cards + 4 * i);
-  uint32_t card = (uint32_t)lfa_load_u16le(w->key_cards + 4 * i + 2) + 1;
-  bool ok = i == 0 || k->key > lfa_load_u16le(w->key_cards + 4 * (i - 1));
-  if (w->run_flags != NULL && (w->run_flags[i / 8] >> (i % 8)) & 1) {
-    uint16_t runs = 0;
-    k->kind = RUNS;
-    ok = ok && lfa_cursor_u16le(&w->c, &runs);
-    k->count = runs;
-    ok = ok && lfa_cursor_take(&w->c, (size_t)runs * 4, &k->data);
-  } else if (card <= ARRAY_MAX) {
-    k->kind = ARRAY, k->count = card;
-    ok = ok && lfa_cursor_take(&w->c, (size_t)card * 2, &k->data);
-  } else {
-    k->kind = BITSET, k->count = CHUNK_BYTES / 8;
-    ok = ok && lfa_cursor_take(&w->c, CHUNK_BYTES, &k->data);
-  }
-  return ok ? LFA_OK : lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization has an unreadable container %u", i);
+  *more = w->next < w->h.count;
+  return *more ? lfa_roaring_read_container(k, &w->c, &w->h, w->next++, err) : LFA_OK;
 }
 
 /* Little-endian u16 of a container (inline: it runs once per value). */
@@ -147,12 +97,12 @@ static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const
   uint64_t base = (uint64_t)k->key << 16;
   size_t at = (size_t)(base / 8);
   if (base >= n_bits || at >= out_len) return;
-  if (k->kind == BITSET) { /* its bytes are this region's bits, LSB-first */
+  if (k->kind == LFA_ROARING_BITSET) { /* its bytes are this region's bits, LSB-first */
     size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
     if (op == BITS_SET) memcpy(out + at, k->data, span);
     else
       for (size_t i = 0; i < span; i++) out[at + i] &= (uint8_t)~k->data[i];
-  } else if (k->kind == ARRAY) {
+  } else if (k->kind == LFA_ROARING_ARRAY) {
     for (uint32_t i = 0; i < k->count; i++) {
       uint64_t bit = base + u16_at(k->data + 2 * i);
       if (bit >= n_bits) break; /* ascending: the rest are past it too */
@@ -197,7 +147,7 @@ lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, c
     if (at >= out_len) break; /* every later value is past n_bits */
     size_t end = out_len - at < CHUNK_BYTES ? out_len : at + CHUNK_BYTES;
     memset(out + done, 0, at - done);
-    if (k.kind != BITSET) memset(out + at, 0, end - at);
+    if (k.kind != LFA_ROARING_BITSET) memset(out + at, 0, end - at);
     apply_container(out, out_len, n_bits, &k, BITS_SET);
     done = end;
   }

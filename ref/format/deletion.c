@@ -23,3 +23,8 @@ lfa_status lfa_deletion_encode(lfa_buf *out, lfa_deletion_kind kind, const roari
   if (kind == LFA_DELETION_BITMAP) return lfa_bitmap_encode(out, offsets, err);
   return lfa_fail(err, LFA_ERR_USAGE, NULL, "unknown deletion file type %d", (int)kind);
 }
+
+uint64_t lfa_live_rows(uint64_t physical_rows, const roaring_bitmap_t *deleted) {
+  if (deleted == NULL || physical_rows == 0) return physical_rows;
+  return physical_rows - roaring_bitmap_range_cardinality(deleted, 0, physical_rows);
+}

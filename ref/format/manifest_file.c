@@ -10,6 +10,7 @@
 
 #include "lfa/limits.h"
 #include "lfa/pb.h"
+#include "lfa/search.h"
 #include "lfa/transaction.h"
 
 enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4 };
@@ -131,14 +132,13 @@ lfa_status lfa_field_index_make(lfa_field_index *out, const Lance__Table__Manife
   return LFA_OK;
 }
 
+static int field_by_id(const void *key, const void *field) {
+  return lfa_order_i64(*(const int32_t *)key, (*(const Lance__File__Field *const *)field)->id);
+}
+
 const Lance__File__Field *lfa_field_index_find(const lfa_field_index *x, int32_t id) {
-  size_t lo = 0, hi = x->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (x->by_id[mid]->id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < x->n && x->by_id[lo]->id == id ? x->by_id[lo] : NULL;
+  size_t i = lfa_search(&id, x->by_id, x->n, sizeof *x->by_id, field_by_id);
+  return i != SIZE_MAX ? x->by_id[i] : NULL;
 }
 
 void lfa_field_index_free(lfa_field_index *x) {

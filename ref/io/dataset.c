@@ -13,6 +13,7 @@
 #include "lfa/deletion.h"
 #include "lfa/limits.h"
 #include "lfa/paths.h"
+#include "lfa/search.h"
 #include "lfa/transaction.h"
 
 lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err) {
@@ -283,16 +284,9 @@ static lfa_status index_fragments(lfa_snapshot *s, lfa_error *err) {
 }
 
 size_t lfa_snapshot_fragment(const lfa_snapshot *s, uint64_t fragment_id) {
-  const Lance__Table__Manifest *m = s->file.manifest;
-  size_t lo = 0, hi = m->n_fragments;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    uint64_t id = s->by_id[mid].id;
-    if (id == fragment_id) return s->by_id[mid].index;
-    if (id < fragment_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return SIZE_MAX;
+  lfa_fragment_key key = {fragment_id, 0};
+  size_t i = lfa_search(&key, s->by_id, s->file.manifest->n_fragments, sizeof *s->by_id, by_key);
+  return i != SIZE_MAX ? s->by_id[i].index : SIZE_MAX;
 }
 
 /* ---- assignment objects -------------------------------------------------------- */
@@ -529,14 +523,20 @@ lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const 
 
 /* tracked[] is sorted by field id (list_tracked): a binary search keeps
  * a snapshot with many tracked fields linear in them, not quadratic. */
+static int tracked_by_id(const void *key, const void *t) {
+  return lfa_order_i64(*(const int32_t *)key, ((const lfa_tracked_field *)t)->field_id);
+}
+
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id) {
-  size_t lo = 0, hi = snap->n_tracked;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (snap->tracked[mid].field_id < field_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < snap->n_tracked && snap->tracked[lo].field_id == field_id ? lo : SIZE_MAX;
+  return lfa_search(&field_id, snap->tracked, snap->n_tracked, sizeof *snap->tracked, tracked_by_id);
+}
+
+static int entry_by_id(const void *key, const void *e) {
+  return lfa_order_u64(*(const uint64_t *)key, ((const lfa_fragment_assignment *)e)->fragment_id);
+}
+
+size_t lfa_assignment_entry(const lfa_fragment_assignment *entries, size_t count, uint64_t fragment_id) {
+  return lfa_search(&fragment_id, entries, count, sizeof *entries, entry_by_id);
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {
@@ -566,7 +566,5 @@ const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t f
 }
 
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {
-  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
-  uint64_t deleted = snap->deleted[i] ? roaring_bitmap_get_cardinality(snap->deleted[i]) : 0;
-  return f->physical_rows > deleted ? f->physical_rows - deleted : 0;
+  return lfa_live_rows(snap->file.manifest->fragments[i]->physical_rows, snap->deleted[i]);
 }

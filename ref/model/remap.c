@@ -2,9 +2,11 @@
  * Implements FA-REMAP-1 and FA-REMAP-2 for the reference compaction
  * (mutate_files.c), so that FA-REWRITE-1 holds for the states it commits.
  *
- * In order: the group's shape, 64 rows at a time, a filled bit array as a
- * cell, the new fragments as a sink that fills one after the other, and
- * the group.
+ * In order: the group's shape; the plain loop of 05§5, row by row, which
+ * is the reference (the verifier maps rows with it, and the fast remap is
+ * tested against it); then the fast remap: 64 rows at a time, a filled bit
+ * array as a cell, the new fragments as a sink that fills one after the
+ * other, and the group.
  */
 #include "lfa/remap.h"
 
@@ -13,44 +15,103 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
-#include "lfa/bytes.h"
 #include "lfa/bits.h"
+#include "lfa/roaring_layout.h"
 
 enum {
-  PAD = 16,            /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */
-  CHUNK_BYTES = 8192,  /* one Roaring container spans 2^16 bits */
-  ARRAY_MAX = 4096,    /* above this a container is a bitset */
-  COOKIE_NO_RUN = 12346
+  PAD = 16,                                /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */
+  CHUNK_BYTES = LFA_ROARING_BITSET_BYTES   /* one Roaring container spans 2^16 bits */
 };
 
 static const uint64_t ROWS_MAX = (uint64_t)UINT32_MAX + 1; /* offsets are 32-bit */
 
 /* ---- the group's shape ------------------------------------------------------------- */
 
-static uint64_t live_rows(const lfa_fragment *f) {
-  if (f->deleted == NULL || f->physical_rows == 0) return f->physical_rows;
-  return f->physical_rows - roaring_bitmap_range_cardinality(f->deleted, 0, f->physical_rows);
+/* Old fragment i's live rows, added to *live. Its offsets are 32-bit, so
+ * it has at most 2^32 rows. */
+static lfa_status add_old(uint64_t *live, const lfa_fragment *f, size_t i, lfa_error *err) {
+  if (f->physical_rows > ROWS_MAX) return lfa_fail(err, LFA_ERR_USAGE, NULL, "old fragment %zu has more than 2^32 rows", i);
+  *live += lfa_fragment_live_rows(f);
+  return LFA_OK;
 }
 
-/* [FA-REMAP-2] the old fragments' live rows fill the new fragments exactly. */
-static lfa_status check_shape(const uint64_t *new_rows, size_t n_new, const lfa_remap_source *old, size_t n_old,
-                              lfa_error *err) {
-  uint64_t live = 0, rows = 0;
-  for (size_t i = 0; i < n_old; i++) {
-    if (old[i].fragment->physical_rows > ROWS_MAX)
-      return lfa_fail(err, LFA_ERR_USAGE, NULL, "old fragment %zu has more than 2^32 rows", i);
-    live += live_rows(old[i].fragment);
-  }
+/* [FA-REMAP-2] `live` old rows fill the new fragments exactly; each new
+ * fragment has `least` .. 2^32 rows. */
+static lfa_status check_new(uint64_t live, const uint64_t *new_rows, size_t n_new, uint64_t least, lfa_error *err) {
+  uint64_t rows = 0;
   for (size_t k = 0; k < n_new; k++) {
-    if (new_rows[k] == 0 || new_rows[k] > ROWS_MAX)
-      return lfa_fail(err, LFA_ERR_USAGE, NULL, "new fragment %zu has %llu rows (1 .. 2^32)", k,
-                      (unsigned long long)new_rows[k]);
+    if (new_rows[k] < least || new_rows[k] > ROWS_MAX)
+      return lfa_fail(err, LFA_ERR_USAGE, NULL, "new fragment %zu has %llu rows (%llu .. 2^32)", k,
+                      (unsigned long long)new_rows[k], (unsigned long long)least);
     rows += new_rows[k];
   }
   if (live != rows)
     return lfa_fail(err, LFA_ERR_USAGE, "FA-REMAP-2", "the old fragments have %llu live rows, the new ones %llu rows",
                     (unsigned long long)live, (unsigned long long)rows);
   return LFA_OK;
+}
+
+/* The shape lfa_remap_group requires: new fragments of 1 .. 2^32 rows. */
+static lfa_status check_shape(const uint64_t *new_rows, size_t n_new, const lfa_remap_source *old, size_t n_old,
+                              lfa_error *err) {
+  uint64_t live = 0;
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < n_old; i++) st = add_old(&live, old[i].fragment, i, err);
+  return st == LFA_OK ? check_new(live, new_rows, n_new, 1, err) : st;
+}
+
+/* ---- the plain loop (the reference) ------------------------------------------------ */
+
+lfa_status lfa_remap_rows(const uint64_t *new_rows, size_t n_new, const lfa_fragment *const *old, size_t n_old,
+                          lfa_remap_visit visit, void *ctx, lfa_error *err) {
+  uint64_t live = 0;
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < n_old; i++) st = add_old(&live, old[i], i, err);
+  if (st == LFA_OK) st = check_new(live, new_rows, n_new, 0, err);
+  if (st != LFA_OK) return st;
+  /* [FA-REMAP-1] old rows in group order, offsets ascending, deleted ones
+   * skipped; new rows fragment by fragment. The totals are equal, so a new
+   * fragment with room is always found for the next live old row. */
+  lfa_remap_row row = {0, 0, 0, 0};
+  for (row.old = 0; row.old < n_old; row.old++)
+    for (row.old_offset = 0; row.old_offset < old[row.old]->physical_rows; row.old_offset++) {
+      if (!lfa_fragment_is_live(old[row.old], (uint32_t)row.old_offset)) continue;
+      while (row.new_offset == new_rows[row.new_fragment]) row.new_fragment++, row.new_offset = 0;
+      visit(ctx, &row);
+      row.new_offset++;
+    }
+  return LFA_OK;
+}
+
+typedef struct carry {
+  const lfa_remap_source *old;
+  lfa_cell *out; /* PARTIAL cells being filled */
+} carry;
+
+/* [FA-REWRITE-1] a moved row keeps its state. */
+static void carry_state(void *ctx, const lfa_remap_row *row) {
+  const carry *c = ctx;
+  if (lfa_cell_contains(c->old[row->old].cell, (uint32_t)row->old_offset))
+    roaring_bitmap_add(c->out[row->new_fragment].rows, (uint32_t)row->new_offset);
+}
+
+lfa_status lfa_remap_group_plain(lfa_cell *out, const uint64_t *new_rows, size_t n_new, const lfa_remap_source *old,
+                                 size_t n_old, lfa_error *err) {
+  for (size_t k = 0; k < n_new; k++) out[k] = (lfa_cell){LFA_CELL_NONE, NULL};
+  lfa_status st = check_shape(new_rows, n_new, old, n_old, err);
+  if (st != LFA_OK) return st;
+  const lfa_fragment **frags = malloc((n_old + 1) * sizeof *frags);
+  bool ok = frags != NULL;
+  for (size_t i = 0; ok && i < n_old; i++) frags[i] = old[i].fragment;
+  for (size_t k = 0; ok && k < n_new; k++) ok = (out[k] = (lfa_cell){LFA_CELL_PARTIAL, roaring_bitmap_create()}).rows != NULL;
+  st = ok ? lfa_remap_rows(new_rows, n_new, frags, n_old, carry_state, &(carry){old, out}, err)
+          : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t k = 0; k < n_new; k++) {
+    if (st == LFA_OK) lfa_cell_canonicalize(&out[k], new_rows[k]);
+    else lfa_bitmap_free(out[k].rows), out[k] = (lfa_cell){LFA_CELL_NONE, NULL};
+  }
+  free(frags);
+  return st;
 }
 
 /* ---- 64 rows at a time ------------------------------------------------------------------ */
@@ -105,28 +166,22 @@ static void write_array(uint8_t *out, const uint8_t *bits, size_t len) {
     }
 }
 
-/* The portable no-run bytes (lfa/bitmap.h) of the chunks with a value:
- * header, then each chunk as an array (up to 4096 values) or a bitset. */
+/* The portable no-run bytes (lfa/roaring_layout.h) of the chunks with a
+ * value, each as an array or a bitset as its cardinality says. */
 static void write_portable(uint8_t *out, const uint8_t *bits, size_t len, const uint32_t *cards, size_t chunks,
                            uint32_t containers) {
-  lfa_store_u32le(out, COOKIE_NO_RUN);
-  lfa_store_u32le(out + 4, containers);
-  uint8_t *keys = out + 8, *offsets = keys + 4 * (size_t)containers, *body = offsets + 4 * (size_t)containers;
-  for (size_t c = 0, j = 0; c < chunks; c++) {
+  lfa_roaring_writer w;
+  lfa_roaring_writer_start(&w, out, containers);
+  for (size_t c = 0; c < chunks; c++) {
     if (cards[c] == 0) continue;
     size_t at = c * CHUNK_BYTES, span = len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES;
-    keys[4 * j] = (uint8_t)c, keys[4 * j + 1] = (uint8_t)(c >> 8);
-    keys[4 * j + 2] = (uint8_t)(cards[c] - 1), keys[4 * j + 3] = (uint8_t)((cards[c] - 1) >> 8);
-    lfa_store_u32le(offsets + 4 * j, (uint32_t)(body - out));
-    if (cards[c] <= ARRAY_MAX) {
+    uint8_t *body = lfa_roaring_writer_container(&w, (uint32_t)c, cards[c]);
+    if (cards[c] <= LFA_ROARING_ARRAY_MAX) {
       write_array(body, bits + at, span);
-      body += 2 * (size_t)cards[c];
     } else { /* a bitset's bytes are the chunk's bits, LSB-first */
       memcpy(body, bits + at, span);
       memset(body + span, 0, CHUNK_BYTES - span);
-      body += CHUNK_BYTES;
     }
-    j++;
   }
 }
 
@@ -137,15 +192,16 @@ static lfa_status to_cell(lfa_cell *out, const uint8_t *bits, uint64_t n_bits, l
   size_t len = (size_t)((n_bits + 63) / 64 * 8), chunks = (len + CHUNK_BYTES - 1) / CHUNK_BYTES;
   uint32_t *cards = malloc(chunks * sizeof *cards);
   if (cards == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  uint64_t total = 0, bytes = 8;
+  uint64_t total = 0, body = 0;
   uint32_t containers = 0;
   for (size_t c = 0; c < chunks; c++) {
     size_t at = c * CHUNK_BYTES;
     cards[c] = popcount_chunk(bits + at, len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES);
     total += cards[c];
     containers += cards[c] > 0;
-    bytes += cards[c] == 0 ? 0 : 8 + (cards[c] <= ARRAY_MAX ? 2 * (uint64_t)cards[c] : CHUNK_BYTES);
+    body += cards[c] == 0 ? 0 : lfa_roaring_body_bytes(cards[c]);
   }
+  uint64_t bytes = lfa_roaring_no_run_bytes(containers, body);
   *out = (lfa_cell){total == 0 ? LFA_CELL_NONE : total == n_bits ? LFA_CELL_ALL : LFA_CELL_PARTIAL, NULL};
   uint8_t *portable = out->kind == LFA_CELL_PARTIAL ? malloc((size_t)bytes) : NULL;
   lfa_status st = LFA_OK;
@@ -224,8 +280,8 @@ typedef struct scratch {
  * rows are assigned (or not) wherever they land. */
 static lfa_status put_old(sink *s, const lfa_remap_source *src, const scratch *x, lfa_error *err) {
   const lfa_fragment *f = src->fragment;
-  if (src->cell->kind == LFA_CELL_NONE) return sink_put(s, ZEROS, 0, live_rows(f), err);
-  if (src->cell->kind == LFA_CELL_ALL) return sink_put(s, ONES, 0, live_rows(f), err);
+  if (src->cell->kind == LFA_CELL_NONE) return sink_put(s, ZEROS, 0, lfa_fragment_live_rows(f), err);
+  if (src->cell->kind == LFA_CELL_ALL) return sink_put(s, ONES, 0, lfa_fragment_live_rows(f), err);
   size_t len = (size_t)(f->physical_rows / 8 + (f->physical_rows % 8 != 0));
   bool deletions = f->deleted != NULL && !roaring_bitmap_is_empty(f->deleted);
   lfa_status st = lfa_bits_from_bitmap(x->bits, len, f->physical_rows, src->cell->rows, err);

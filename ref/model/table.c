@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/deletion.h"
 #include "lfa/rowids.h"
+#include "lfa/search.h"
 
 /* ---- freeing ------------------------------------------------------------------- */
 
@@ -225,15 +227,12 @@ bool lfa_fragment_from_pb(lfa_fragment *out, const Lance__Table__DataFragment *f
 
 /* ---- lookups and cells ------------------------------------------------------------ */
 
+static int fragment_by_id(const void *key, const void *f) {
+  return lfa_order_u64(*(const uint64_t *)key, ((const lfa_fragment *)f)->id);
+}
+
 size_t lfa_table_fragment(const lfa_table *t, uint64_t fragment_id) {
-  size_t lo = 0, hi = t->n_fragments;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->fragments[mid].id == fragment_id) return mid;
-    if (t->fragments[mid].id < fragment_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return SIZE_MAX;
+  return lfa_search(&fragment_id, t->fragments, t->n_fragments, sizeof *t->fragments, fragment_by_id);
 }
 
 const lfa_field *lfa_table_field(const lfa_table *t, int32_t field_id) {
@@ -258,6 +257,8 @@ bool lfa_fragment_stores(const lfa_fragment *f, int32_t field_id) {
 bool lfa_fragment_is_live(const lfa_fragment *f, uint32_t offset) {
   return offset < f->physical_rows && (f->deleted == NULL || !roaring_bitmap_contains(f->deleted, offset));
 }
+
+uint64_t lfa_fragment_live_rows(const lfa_fragment *f) { return lfa_live_rows(f->physical_rows, f->deleted); }
 
 bool lfa_cell_contains(const lfa_cell *c, uint32_t offset) {
   return c->kind == LFA_CELL_ALL || (c->kind == LFA_CELL_PARTIAL && roaring_bitmap_contains(c->rows, offset));

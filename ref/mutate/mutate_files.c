@@ -40,16 +40,12 @@ typedef struct bin {
   size_t first, count;
 } bin;
 
-static uint64_t live_rows(const lfa_fragment *f) {
-  return f->physical_rows - (f->deleted ? roaring_bitmap_get_cardinality(f->deleted) : 0);
-}
-
 /* [02§8.3] More than 10% of the rows deleted: the fragment is
  * rewritten even alone. Fewer physical rows than the target: it is merged
  * with candidate neighbours, if it has any. (deleted / physical > 0.1, in
  * integers so that exactly 10% is not a candidate, as in Lance.) */
 static candidacy candidate(const lfa_fragment *f, uint64_t target) {
-  uint64_t deleted = f->physical_rows - live_rows(f);
+  uint64_t deleted = f->physical_rows - lfa_fragment_live_rows(f);
   if (deleted * 10 > f->physical_rows) return ITSELF;
   return f->physical_rows < target ? WITH_NEIGHBORS : NOT_CANDIDATE;
 }
@@ -61,9 +57,9 @@ static size_t split_for_size(bin *out, const lfa_table *r, bin run, uint64_t tar
   size_t n = 0;
   for (;;) {
     size_t len = 0;
-    for (uint64_t sum = 0; sum < target && len < run.count; len++) sum += live_rows(&r->fragments[run.first + len]);
+    for (uint64_t sum = 0; sum < target && len < run.count; len++) sum += lfa_fragment_live_rows(&r->fragments[run.first + len]);
     uint64_t rest = 0;
-    for (size_t k = run.first + len; k < run.first + run.count; k++) rest += live_rows(&r->fragments[k]);
+    for (size_t k = run.first + len; k < run.first + run.count; k++) rest += lfa_fragment_live_rows(&r->fragments[k]);
     if (rest < target) break;
     out[n++] = (bin){run.first, len};
     run.first += len, run.count -= len;
@@ -145,7 +141,7 @@ static void free_cells(lfa_cell *cells, size_t n) {
 static lfa_status compact_group(mut *m, Lance__Table__Transaction__Rewrite__RewriteGroup *g, bin b, uint64_t target,
                                 const int32_t *fields) {
   size_t n = 0, at = 0;
-  for (size_t i = b.first; i < b.first + b.count; i++) n += (size_t)live_rows(&m->r->fragments[i]);
+  for (size_t i = b.first; i < b.first + b.count; i++) n += (size_t)lfa_fragment_live_rows(&m->r->fragments[i]);
   size_t n_new = (size_t)((n + target - 1) / target), n_cells = m->r->n_tracked * n_new;
   uint64_t *new_rows = calloc(n_new + 1, sizeof *new_rows);
   lfa_cell *cells = calloc(n_cells + 1, sizeof *cells);

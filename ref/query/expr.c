@@ -608,14 +608,7 @@ void lfa_expr_unbind(lfa_expr_binding *b) {
 /* The index of the binding's entry for a fragment, or SIZE_MAX (no
  * assigned row there). Entries ascend by fragment id [FA-ROOT-2]. */
 static size_t entry_index(const lfa_expr_binding *b, uint64_t fragment_id) {
-  size_t lo = 0, hi = b->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (b->entries[mid].fragment_id == fragment_id) return mid;
-    if (b->entries[mid].fragment_id < fragment_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return SIZE_MAX;
+  return lfa_assignment_entry(b->entries, b->count, fragment_id);
 }
 
 /* The scan's k-th fragment, the one with manifest index `index`; its
@@ -716,7 +709,7 @@ lfa_status lfa_expr_row(bool *out, const lfa_expr_scan *s, size_t k, uint32_t of
 }
 
 /* The live offsets of a fragment: [0, physical_rows) without the deleted. */
-static roaring_bitmap_t *live_rows(const lfa_expr_fragment *f) {
+static roaring_bitmap_t *live_offsets(const lfa_expr_fragment *f) {
   roaring_bitmap_t *live = roaring_bitmap_from_range(0, f->physical_rows, 1);
   if (live != NULL && f->deleted != NULL) roaring_bitmap_andnot_inplace(live, f->deleted);
   return live;
@@ -730,7 +723,7 @@ lfa_status lfa_expr_select(roaring_bitmap_t **out, const lfa_expr_scan *s, size_
   lfa_status st = check_fragment(s, k, err);
   if (st != LFA_OK) return st;
   const lfa_expr_fragment *f = &s->fragments[k];
-  roaring_bitmap_t *live = live_rows(f);
+  roaring_bitmap_t *live = live_offsets(f);
   if (live == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (f->entry == NULL || f->entry->all) {
     bool all = f->entry != NULL;

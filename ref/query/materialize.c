@@ -16,14 +16,8 @@
 
 /* The root entry of fragment `id` (entries ascend by id, FA-ROOT-2), or NULL. */
 static const lfa_fragment_assignment *entry_of(const lfa_tracked_field *t, uint64_t id) {
-  size_t lo = 0, hi = t->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->fragments[mid].fragment_id == id) return &t->fragments[mid];
-    if (t->fragments[mid].fragment_id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return NULL;
+  size_t i = lfa_assignment_entry(t->fragments, t->count, id);
+  return i != SIZE_MAX ? &t->fragments[i] : NULL;
 }
 
 static lfa_status check_request(const lfa_snapshot *snap, size_t tracked_index, size_t fragment_index, lfa_error *err) {

@@ -46,6 +46,7 @@
 #include "lfa/manifest.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
+#include "lfa/search.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"
 
@@ -346,15 +347,13 @@ static lfa_status check_tracked(const lfa_table *t, lfa_error *err) {
 }
 
 /* The previous commit's record of a fragment id, or NULL. */
+static int prior_by_id(const void *key, const void *p) {
+  return lfa_order_u64(*(const uint64_t *)key, ((const prior_fragment *)p)->id);
+}
+
 static const prior_fragment *find_prior(const lfa_writer *w, uint64_t id) {
-  size_t lo = 0, hi = w->n_prior;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (w->prior[mid].id == id) return &w->prior[mid];
-    if (w->prior[mid].id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return NULL;
+  size_t i = lfa_search(&id, w->prior, w->n_prior, sizeof *w->prior, prior_by_id);
+  return i != SIZE_MAX ? &w->prior[i] : NULL;
 }
 
 /* [FA-LANCE-19] outside Overwrite, Restore and Clone, a kept fragment id is

@@ -25,6 +25,7 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/search.h"
 
 typedef Lance__Table__Manifest Manifest;
 typedef Lance__Table__FieldAssignmentFile AssignmentFile;
@@ -168,14 +169,11 @@ static int by_id_then_index(const void *a, const void *b) {
 }
 
 /* The first entry of `id` in ids sorted by id then index, or NULL. */
+static int by_id(const void *key, const void *e) { return lfa_order_i64(*(const int64_t *)key, ((const id_at *)e)->id); }
+
 static const id_at *find_id(const id_at *ids, size_t n, int64_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ids[mid].id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && ids[lo].id == id ? &ids[lo] : NULL;
+  size_t i = lfa_search(&id, ids, n, sizeof *ids, by_id);
+  return i != SIZE_MAX ? &ids[i] : NULL;
 }
 
 /* [FA-LANCE-9] schema ids unique, every parent before its children. Model

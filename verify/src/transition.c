@@ -30,6 +30,7 @@
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
 #include "lfa/limits.h"
+#include "lfa/remap.h"
 #include "lfa/transaction.h"
 
 typedef Lance__Table__Transaction Txn;
@@ -380,9 +381,32 @@ static bool resolve_group(group *g, const vf_ctx *c, const vf_version *p, const 
   return true;
 }
 
-static uint64_t live_rows(const lfa_fragment *f) {
-  uint64_t deleted = f->deleted ? roaring_bitmap_get_cardinality(f->deleted) : 0;
-  return f->physical_rows > deleted ? f->physical_rows - deleted : 0;
+/* One mapped row: new row new_offset of the group's new fragment
+ * new_fragment comes from P's fragment old_idx[old], offset old_offset. */
+static void place_address(void *ctx, const lfa_remap_row *r) {
+  group *g = ctx;
+  g->src[r->new_fragment][r->new_offset] = (src_row){(int64_t)g->old_idx[r->old], r->old_offset};
+}
+
+/* [FA-REMAP-1] the reference's plain loop (lfa_remap_rows) places every
+ * live old row; the counts were checked, so it fails only on an old
+ * fragment of more than 2^32 rows, or out of memory. */
+static bool map_rows(group *g, const vf_ctx *c, const vf_version *p, const vf_version *n, size_t gi) {
+  const lfa_fragment **old = malloc((g->n_old + 1) * sizeof *old);
+  uint64_t *new_rows = malloc((g->n_new + 1) * sizeof *new_rows);
+  lfa_error err = {0};
+  bool ok = old != NULL && new_rows != NULL;
+  for (size_t k = 0; ok && k < g->n_old; k++) old[k] = &p->table.fragments[g->old_idx[k]];
+  for (size_t k = 0; ok && k < g->n_new; k++) new_rows[k] = n->table.fragments[g->new_idx[k]].physical_rows;
+  if (!ok) vf_out_of_memory(c);
+  else if (lfa_remap_rows(new_rows, g->n_new, old, g->n_old, place_address, g, &err) != LFA_OK) {
+    lfa_where w = {.version = n->version, .file = n->manifest_path};
+    lfa_findings_add(c->findings, &w, "FA-REMAP-1", LFA_SEVERITY_ERROR, "rewrite group %zu: %s", gi, err.msg);
+    ok = false;
+  }
+  free(old);
+  free(new_rows);
+  return ok;
 }
 
 /* [FA-REMAP-1] [FA-REMAP-2] address mode: the k-th live old row, in group
@@ -391,7 +415,7 @@ static uint64_t live_rows(const lfa_fragment *f) {
 static bool map_by_address(group *g, const vf_ctx *c, const vf_version *p, const vf_version *n, size_t gi) {
   uint64_t old_live = 0, new_rows = 0;
   lfa_where w = {.version = n->version, .file = n->manifest_path};
-  for (size_t k = 0; k < g->n_old; k++) old_live += live_rows(&p->table.fragments[g->old_idx[k]]);
+  for (size_t k = 0; k < g->n_old; k++) old_live += lfa_fragment_live_rows(&p->table.fragments[g->old_idx[k]]);
   for (size_t k = 0; k < g->n_new; k++) {
     const lfa_fragment *f = &n->table.fragments[g->new_idx[k]];
     new_rows += f->physical_rows;
@@ -409,17 +433,7 @@ static bool map_by_address(group *g, const vf_ctx *c, const vf_version *p, const
                      old_live, new_rows);
     return false;
   }
-  size_t k = 0;
-  uint64_t j = 0;
-  for (size_t o = 0; o < g->n_old; o++) {
-    const lfa_fragment *f = &p->table.fragments[g->old_idx[o]];
-    for (uint64_t off = 0; off < f->physical_rows; off++) {
-      if (!lfa_fragment_is_live(f, (uint32_t)off)) continue;
-      while (j == n->table.fragments[g->new_idx[k]].physical_rows) k++, j = 0;
-      g->src[k][j++] = (src_row){(int64_t)g->old_idx[o], off};
-    }
-  }
-  return true;
+  return map_rows(g, c, p, n, gi);
 }
 
 typedef struct id_src {

@@ -6,15 +6,9 @@
  * so lfa parses the portable layout itself first and rejects anything that
  * is not a valid set encoding; only then does it hand the bytes to CRoaring.
  *
- * Portable layout (RoaringFormatSpec), little-endian:
- *   cookie u32 == 12346 (no run containers): u32 container count n,
- *     n x {u16 key, u16 cardinality-1}, n x u32 byte offset, containers;
- *   cookie & 0xFFFF == 12347 (run containers): n = (cookie >> 16) + 1,
- *     ceil(n/8) bytes run flags, n x {u16 key, u16 cardinality-1},
- *     n x u32 offsets only when n >= 4, containers.
- *   container: run -> u16 run count r, r x {u16 start, u16 length-1};
- *              cardinality <= 4096 -> that many ascending u16 values;
- *              otherwise 1024 x u64 bit words.
+ * The portable 32-bit layout is drawn in lfa/roaring_layout.h, the module
+ * that reads and writes it.
+ *
  * Treemap (roaring-rs RoaringTreemap / CRoaring portable 64-bit):
  *   u64 bucket count, then per bucket u32 high key + a portable bitmap.
  */

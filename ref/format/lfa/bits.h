@@ -7,7 +7,7 @@
  * container is a copy of its 8 KiB (its portable bytes are already that bit
  * layout), array and run containers set their values or ranges. The
  * containers are read through CRoaring's portable serialization, the
- * documented layout lfa/bitmap.h draws, so nothing here depends on
+ * documented layout lfa/roaring_layout.h reads, so nothing here depends on
  * CRoaring's in-memory structs.
  */
 #ifndef LFA_BITS_H

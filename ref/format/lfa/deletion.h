@@ -54,4 +54,11 @@ lfa_status lfa_deletion_decode(roaring_bitmap_t **out, lfa_deletion_kind kind,
 lfa_status lfa_deletion_encode(lfa_buf *out, lfa_deletion_kind kind,
                                const roaring_bitmap_t *offsets, lfa_error *err);
 
+/* The live rows of a fragment of `physical_rows` rows whose deletion set is
+ * `deleted` (NULL: none): its offsets below physical_rows that are not
+ * deleted, the rows FA-REMAP-1 walks. A deleted offset at or past
+ * physical_rows deletes no row (readers refuse one, FA-LANCE-4, unless
+ * physical_rows is 0, "unknown", which has no live row). */
+uint64_t lfa_live_rows(uint64_t physical_rows, const roaring_bitmap_t *deleted);
+
 #endif

@@ -30,6 +30,10 @@ typedef struct lfa_fragment_assignment {
   roaring_bitmap_t *rows; /* assigned offsets when !all; owned */
 } lfa_fragment_assignment;
 
+/* The index of fragment_id's entry in entries[0 .. count), which ascend by
+ * fragment id [FA-ROOT-2], or SIZE_MAX (no assigned row there). */
+size_t lfa_assignment_entry(const lfa_fragment_assignment *entries, size_t count, uint64_t fragment_id);
+
 typedef struct lfa_tracked_field {
   int32_t field_id;
   const Lance__Table__FieldAssignmentFile *root_file; /* borrowed from the manifest */

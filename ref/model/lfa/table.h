@@ -129,6 +129,8 @@ const lfa_field *lfa_table_field(const lfa_table *table, int32_t field_id);
 lfa_field_state *lfa_table_tracked(const lfa_table *table, int32_t field_id);
 bool lfa_fragment_stores(const lfa_fragment *fragment, int32_t field_id);
 bool lfa_fragment_is_live(const lfa_fragment *fragment, uint32_t offset);
+/* Its offsets for which lfa_fragment_is_live holds: lfa_live_rows. */
+uint64_t lfa_fragment_live_rows(const lfa_fragment *fragment);
 
 /* Is the row at `offset` of fragment index `i` assigned for `state`? */
 bool lfa_cell_contains(const lfa_cell *cell, uint32_t offset);
