@@ -452,6 +452,8 @@ function emit(measure, s, ours, alt, extra, why) {
   };
   if (!met) line.reason = why();
   lines.push(line);
+  // Each line as soon as it is measured: a run stopped early keeps its lines.
+  if (args.out) fs.appendFileSync(args.out, JSON.stringify(line) + "\n");
   log(`${line.target.padEnd(44)} ours ${String(ours).padStart(10)}  alt ${String(alt).padStart(10)}  ratio ${ratio.toPrecision(4)}  <= ${limit.toPrecision(3)} ${met ? "met" : "LOST"}`);
 }
 
@@ -602,6 +604,7 @@ const wanted = args.states ? args.states.split(",") : STATES.map((s) => s.key);
 const unknown = wanted.filter((k) => !STATES.some((s) => s.key === k));
 if (unknown.length) die(`unknown state(s) ${unknown.join(",")}; known: ${STATES.map((s) => s.key).join(",")}`);
 fs.mkdirSync(WORK, { recursive: true });
+if (args.out) fs.writeFileSync(args.out, "");
 const T0 = performance.now();
 const model = modelLines(), mat = materializeLines();
 const baseDb = path.join(WORK, "base");
@@ -609,8 +612,6 @@ fs.rmSync(baseDb, { recursive: true, force: true });
 await writeTable(baseDb, "t", null);
 log(`Lance ${LANCE}, ${ROWS} rows in ${ROWS / FRAG} fragments of ${FRAG}; base written`);
 for (const s of STATES.filter((x) => wanted.includes(x.key))) await runState(s, baseDb, model, mat);
-const out = lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
-if (args.out) fs.writeFileSync(args.out, out);
-else process.stdout.write(out);
+if (!args.out) process.stdout.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 log(`${lines.length} lines in ${((performance.now() - T0) / 1000).toFixed(1)} s${broken ? "; AN INVARIANT BROKE" : ""}`);
 process.exit(broken ? 1 : 0);
