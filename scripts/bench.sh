@@ -8,6 +8,12 @@
 #   bench/results/results.jsonl   one JSON object per measurement
 #   bench/results/results.md      the Markdown tables, targets met / missed
 #   bench/results/*.svg           plots (root bytes per append, verify time per commit)
+# With the Lance 12 peer installed (scripts/peers.sh), the alternative (a
+# Boolean column plus a BITMAP index) is also built for real at 10^6 rows
+# beside field-assignment state on the same rows (interop/alt_real.mjs,
+# about 10 more minutes; LFA_ALT_ROWS picks another size, a multiple of
+# 62500); without the peer, or with LFA_SKIP_LANCE=1, that step is skipped
+# and says why (a "meta_skip" line in the results too).
 # About 5 to 10 minutes on 2 shared cores. Exit status 1 when a benchmark's
 # own invariant broke (a wrong result, not a missed target: missed targets
 # are reported in the results with their reasons).
@@ -20,11 +26,11 @@ build=build-bench
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp "$out/.results.XXXXXX")
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.alt"' EXIT
 
 echo "== building $build (release)" >&2
 cmake -S . -B "$build" -DLFA_VARIANT=release >/dev/null || exit 2
-nice cmake --build "$build" -j2 --target remap design_compare root_growth op_costs materialize decode verify_scaling >/dev/null ||
+nice cmake --build "$build" -j2 --target lfa remap design_compare root_growth op_costs materialize decode verify_scaling >/dev/null ||
   exit 2
 
 failed=0
@@ -50,12 +56,44 @@ for fragments in 250 500 1000 2000; do
   run verify_scaling --fragments "$fragments" --commits 50 --json --check
 done
 
+# The alternative on real Lance 12, measured side by side (one Lance job at a time).
+alt_skip=""
+if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
+  alt_skip="LFA_SKIP_LANCE=1"
+elif ! command -v node >/dev/null; then
+  alt_skip="node is missing (run scripts/peers.sh)"
+elif [ ! -f interop/lance12/node_modules/@lancedb/lancedb/package.json ]; then
+  alt_skip="the Lance 12 peer is not installed in interop/lance12/node_modules (run scripts/peers.sh)"
+fi
+if [ -n "$alt_skip" ]; then
+  echo "== alt_real: skipped: $alt_skip; results.jsonl gets no alt_real_* lines" >&2
+  printf '{"bench": "meta_skip", "program": "alt_real", "reason": "%s"}\n' "$alt_skip" >>"$tmp"
+else
+  t0=$SECONDS
+  echo "== alt_real (interop/alt_real.mjs, Lance 12, ${LFA_ALT_ROWS:-1000000} rows)" >&2
+  if nice node interop/alt_real.mjs --release lance12 --lfa "$build/lfa" --work "$build/alt_real" \
+       --rows "${LFA_ALT_ROWS:-1000000}" --fragment-rows 62500 --model "$build/bench/design_compare" \
+       --materialize "$build/bench/materialize" --out "$tmp.alt"; then
+    cat "$tmp.alt" >>"$tmp"
+  else
+    echo "!! alt_real: an invariant broke or the run failed (see above)" >&2
+    [ -f "$tmp.alt" ] && cat "$tmp.alt" >>"$tmp"
+    failed=1
+  fi
+  rm -rf "$tmp.alt" "$build/alt_real"
+  printf '{"bench": "meta_time", "program": "alt_real", "args": "--rows %s", "wall_seconds": %s}\n' \
+    "${LFA_ALT_ROWS:-1000000}" $((SECONDS - t0)) >>"$tmp"
+fi
+
 wall=$(($(date +%s) - start))
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 printf '{"bench": "meta", "date": "%s", "cpu": "%s", "cores": %s, "load": "%s", "commit": "%s", "wall_seconds": %s}\n' \
   "$(date -u +%Y-%m-%dT%H:%MZ)" "$cpu" "$(nproc)" "$load" "$commit" "$wall" >>"$tmp"
 python3 bench/report.py "$tmp" "$out" || exit 2
+if grep -q '"bench": *"alt_real"' "$tmp"; then
+  { echo; node interop/alt_real.mjs --markdown "$tmp"; } >>"$out/results.md" || exit 2
+fi
 mv "$tmp" "$out/results.jsonl"
 trap - EXIT
 echo "== wrote $out/results.jsonl, $out/results.md and plots in ${wall} s" >&2
