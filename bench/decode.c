@@ -1,4 +1,4 @@
-/* decode.c: decoding cost (issue 8, measurement e).
+/* decode.c: decoding cost (spec/B-cost-model.md, measurement e).
  *
  * The same bytes decoded two ways, side by side:
  *   ours  lfa_manifest_file_decode (framing, bounded unpack, the field-0

@@ -1,5 +1,5 @@
 /* design_compare.c: field assignment against a Boolean column plus a
- * bitmap index (issue 8, measurement b; spec/B-cost-model.md §5).
+ * bitmap index (spec/B-cost-model.md, measurement b; B§5).
  *
  * A table of FRAGMENTS fragments of ROWS rows (100 x 10^6 by default) and
  * one tracked field f, in these states: 0%, 100%, random at 0.1% .. 99.9%

@@ -1,4 +1,4 @@
-/* materialize.c: is_assigned materialization (issue 8, measurement d).
+/* materialize.c: is_assigned materialization (spec/B-cost-model.md, measurement d).
  *
  * A snapshot of FRAGMENTS fragments of ROWS rows (100 x 10^6 = 10^8 rows by
  * default) with one tracked field, in several states; every fragment's

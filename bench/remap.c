@@ -1,4 +1,4 @@
-/* remap.c: compaction remap cost (issue 8, measurement a).
+/* remap.c: compaction remap cost (spec/B-cost-model.md, measurement a).
  *
  * One rewrite group of GROUP old fragments of ROWS rows each (1,000,000 by
  * default) compacted into new fragments of Lance's 1 Mi rows target, for

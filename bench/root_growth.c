@@ -1,5 +1,5 @@
-/* root_growth.c: root rewrite cost against table size (issue 8,
- * measurement c; spec/B-cost-model.md §3).
+/* root_growth.c: root rewrite cost against table size (measurement c of
+ * spec/B-cost-model.md, B§3).
  *
  * A table of K fragments (10^2 .. 10^5) with one tracked field f, 90% of
  * its fragments all_assigned and 10% partial, receives an append of one

@@ -1,5 +1,5 @@
 /* verify_scaling.c: the cost of `lfa verify` follows what a commit touched
- * (issue 5, item 6). It generates a history with the reference writer
+ * (each object is decoded once per run). It generates a history with the reference writer
  * (lfa/history.h): FRAGMENTS fragments of ROWS rows created at once with one
  * tracked field, one commit writing the field on the first row of every
  * fragment (a partial bitmap each), then COMMITS commits each writing one

@@ -100,7 +100,7 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
         fprintf(out, "%s%d", j ? "," : "", f->files[k]->fields[j]);
       fputs("]\n", out);
     }
-    for (size_t k = 0; k < f->n_overlays; k++) { /* spec §14: coverage, never assignment state */
+    for (size_t k = 0; k < f->n_overlays; k++) { /* 05§14: coverage, never assignment state */
       const Lance__Table__DataOverlayFile *o = f->overlays[k];
       fputs("      overlay ", out), lfa_put_text(out, o->data_file ? o->data_file->path : "?"), fputs("  fields [", out);
       for (size_t j = 0; o->data_file != NULL && j < o->data_file->n_fields; j++)

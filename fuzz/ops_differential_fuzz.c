@@ -23,7 +23,7 @@
  *    writer wrote, or it does not load).
  * The two end checks run only when the last step wrote a version.
  *
- * Speed, and the choices it forced (issue 6 asks for 500 exec/s with
+ * Speed, and the choices it forced (the target is 500 exec/s with
  * ASan+UBSan on one core). Writing a version, reading it back and
  * verifying it costs several times an in-memory step. So: every commit
  * written, and the verifier over the last commit only, its load of the

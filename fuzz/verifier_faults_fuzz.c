@@ -47,7 +47,7 @@
  * Rows that became live or dead, or appeared or vanished with a fragment's
  * row count, are left out of (c): liveness and row counts are Lance's own
  * bookkeeping, which the verifier audits only where assignment state is at
- * stake (spec/10-verifier.md §4). The verifier REPORTS the fault when it
+ * stake (10§4). The verifier REPORTS the fault when it
  * cannot read the dataset at all or gives at least one error finding. The
  * target aborts when some listed version's state changed and the verifier
  * did not report it (FA-VERIFY-3). A fault that leaves every byte as it

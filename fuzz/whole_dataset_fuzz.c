@@ -24,7 +24,7 @@
  *    stream, not a file);
  *  - the incremental run (objects decoded once per run, the default) and
  *    the `full` run report the same findings, the full one reuses nothing
- *    and the incremental one never decodes more (issue 5 item 6).
+ *    and the incremental one never decodes more.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream: a report into memory, not a file */
 #include <stdio.h>

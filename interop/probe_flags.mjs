@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // probe_flags.mjs: does a released Lance know each feature bit the way
-// spec/02-lance-base.md §7 says it does?
+// 02§7 (spec/02-lance-base.md) says it does?
 //
 //   node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR
 //
@@ -33,7 +33,7 @@ function specColumn() {
   const lines = text.split("\n").filter((l) => l.startsWith("|"));
   const head = lines[0].split("|").map((c) => c.trim());
   const col = head.indexOf(`Lance ${lanceOf}`);
-  if (col < 0) throw new Error(`spec/02-lance-base.md §7 has no column for Lance ${lanceOf}`);
+  if (col < 0) throw new Error(`02§7 (spec/02-lance-base.md) has no column for Lance ${lanceOf}`);
   const cells = new Map();
   for (const l of lines.slice(2)) {
     const c = l.split("|").map((x) => x.trim());
@@ -85,9 +85,9 @@ const spec = specColumn();
 let disagreements = 0;
 for (const bit of [64, 128, 256, 512, 1024, 65536]) {
   const row = spec.get(bit) || (bit > 512 && spec.get(512)?.andAbove ? spec.get(512) : null);
-  if (!row) throw new Error(`spec/02-lance-base.md §7 has no row for bit ${bit}`);
+  if (!row) throw new Error(`02§7 (spec/02-lance-base.md) has no row for bit ${bit}`);
   const want = EXPECT[row.cell];
-  if (!want) throw new Error(`spec/02-lance-base.md §7: cannot read the cell '${row.cell}' of bit ${bit}`);
+  if (!want) throw new Error(`02§7 (spec/02-lance-base.md): cannot read the cell '${row.cell}' of bit ${bit}`);
   const got = [];
   for (const [r, w] of [[bit, bit], [0, bit], [bit, 0]]) {
     const dir = path.join(work, `bit-${bit}-${r}-${w}`);
@@ -100,5 +100,5 @@ for (const bit of [64, 128, 256, 512, 1024, 65536]) {
   console.log(`${args.release} (Lance ${lanceOf}) bit ${bit}: both words ${got[0]}, writer word ${got[1]}, ` +
     `reader word ${got[2]}; spec: ${row.cell}: ${same ? "agrees" : `DISAGREES (expected ${want.join(", ")})`}`);
 }
-console.log(`${args.release} (Lance ${lanceOf}) feature bits: 6 probed, ${disagreements} disagreements with spec/02-lance-base.md §7`);
+console.log(`${args.release} (Lance ${lanceOf}) feature bits: 6 probed, ${disagreements} disagreements with 02§7 (spec/02-lance-base.md)`);
 process.exit(disagreements ? 1 : 0);

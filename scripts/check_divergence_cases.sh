@@ -19,7 +19,7 @@ export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 2
 spec=spec/A-divergences.md
 cases=$(sed -n '/^## 5\./,$p' "$spec" | grep -oE '^\| `div_[a-z0-9_]+`' | tr -d '|` ' | sort -u)
-[ -n "$cases" ] || { echo "FAIL: no case found in $spec §5"; exit 1; }
+[ -n "$cases" ] || { echo "FAIL: no case found in $spec, section 5"; exit 1; }
 bad=0 n=0 n_scen=0 n_data=0 n_test=0
 for c in $cases; do
   n=$((n + 1))

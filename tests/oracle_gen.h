@@ -21,7 +21,7 @@
 
 /* Builds random requests, valid and invalid, over a small nested schema.
  * It only builds requests whose answer the spec and mutate.h fix; it avoids
- * the few the spec leaves open (see the report of issue 4 item 7): keys
+ * the few the spec leaves open: keys
  * reused after insert, tracking a struct whose child is tracked already,
  * renaming a nested field, adding a child to an existing struct. */
 typedef struct gen {

@@ -1,5 +1,5 @@
 /* test_concurrency.c: commits built against a read version R and committed
- * on a later head P (spec 06-concurrency.md, 04-transaction.md §4), through
+  * on a later head P (06, 04§4), through
  * lfa_history_apply (mutate at R, rebase, commit on P, write). What must
  * happen is derived by hand from the rules and the pair table, by logical
  * key; stored transactions are read back from disk.

@@ -14,7 +14,7 @@
  *     it before it is cloned.
  *
  * Both run in address mode and with stable row ids ("Both modes: the
- * same", 05-operations.md §6 and §16). Every expected state is derived by
+ * same", 05§6 and 05§16). Every expected state is derived by
  * hand in the comment beside it; the verifier then audits what was written.
  * Requirement ids: FA-MERGE-1, FA-OP-4, FA-CLONE-2, FA-CLONE-3, FA-STORE-8. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */

@@ -1,4 +1,4 @@
-/* test_ids.c: field ids across commits (spec 08-nested-and-ids.md §2): a
+/* test_ids.c: field ids across commits (08§2): a
  * carried tracked field stays the same field, an id never passes to another
  * field, and Lance's repair of duplicate ids carries tracking with a
  * Transfer. Changes are built by the mutations, then spoiled or committed

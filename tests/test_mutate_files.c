@@ -1,7 +1,7 @@
 /* test_mutate_files.c: merge_insert, compaction, data replacement and data
  * overlays (ref/mutate/mutate_files.c), built against R and committed with
  * lfa_commit, so that apply's rules check every transaction. Expected
- * states are derived by hand from the spec (05-operations.md §5, §11, §13,
+ * states are derived by hand from the spec (05§5, 05§11, 05§13,
  * §14) and Lance's compaction planning (02§8.3), in both
  * row-id modes. Requirement ids: FA-MERGEINSERT-1, FA-MERGEINSERT-3,
  * FA-MERGEINSERT-4, FA-MERGEINSERT-5, FA-MERGEINSERT-6, FA-UPDATE-4,

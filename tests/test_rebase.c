@@ -1,6 +1,6 @@
 /* test_rebase.c: a change built against an older version and committed on
  * a later head (ref/commit/rebase.c through lfa_history_apply), each pair of
- * spec 06-concurrency.md §2 checked against states derived by hand.
+ * 06§2 checked against states derived by hand.
  * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5, FA-CONC-7,
  * FA-CONC-8, FA-REMAP-1, FA-REMAP-3, FA-MERGEINSERT-6. */
 #include "testutil.h"
@@ -246,7 +246,7 @@ static void test_FA_CONC_7_insert_that_keeps_the_row_count(void **state) {
   lfa_history_close(&h);
 }
 
-/* spec 06 §2 "Merge or cast | any Update, Append, Delete, Rewrite |
+/* 06§2 "Merge or cast | any Update, Append, Delete, Rewrite |
  * retryable (Lance)": a Merge restates the fragment list it read, so an
  * add_columns read at 2 cannot commit over an append (version 3). */
 static void test_merge_after_an_append_is_retryable(void **state) {

@@ -85,7 +85,7 @@ static void put_file(const char *dir, const char *rel, const uint8_t *data, size
 
 static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
-/* [issue 5 item 6] the incremental run (objects decoded once, the default)
+/* the incremental run (objects decoded once, the default)
  * and the --full run (every snapshot from scratch) report the same
  * findings, and the incremental one never decodes more. */
 static void expect_same_findings(const char *dir, const lfa_verify_result *a, const lfa_verify_result *b) {

@@ -878,7 +878,7 @@ static void lance11_range_reversed(const char *dir) {
   edit_version(dir, 1, row_ids_reversed);
 }
 
-/* ---- descriptors (spec 01-storage.md §1) ------------------------------------------------------ */
+/* ---- descriptors (01§1) ------------------------------------------------------ */
 
 static void duplicate_descriptor(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
@@ -1028,7 +1028,7 @@ static void div_inline_root_bytes_not_written(const char *dir) {
   edit_version(dir, 1, inline_root_bytes);
 }
 
-/* ---- roots (spec 01-storage.md §2) ---------------------------------------------------------- */
+/* ---- roots (01§2) ---------------------------------------------------------- */
 
 /* Every root fault edits one root: the root of `field` in version v is
  * decoded, changed, encoded as crafted object 1, and the descriptor points
@@ -1199,7 +1199,7 @@ static void store13_partial_inline_bytes(const char *dir) {
   apply_root_fault(dir, (root_fault){2, EMB, partial_inline_bytes});
 }
 
-/* ---- bitmaps (spec 01-storage.md §3) ---------------------------------------------------------- */
+/* ---- bitmaps (01§3) ---------------------------------------------------------- */
 
 /* emb's partial for fragment 0 in version 2 (3 rows; the writer's holds {1})
  * replaced by crafted bitmap 1 holding `bytes`, in a new root. */
@@ -1336,7 +1336,7 @@ static void lance21_mixed_data_file_versions_bits(const char *dir) {
   edit_version(dir, 1, set_both_bits);
 }
 
-/* ---- the sidecar's form (spec 04-transaction.md §3) -------------------------------------------- */
+/* ---- the sidecar's form (04§3) -------------------------------------------- */
 
 static void empty_addresses(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
@@ -1455,7 +1455,7 @@ static void div_sidecar_property_key_ignored(const char *dir) {
   edit_version(dir, 3, contradicting_property);
 }
 
-/* ---- the sidecar against the snapshots (spec 04-transaction.md §4) --------------------------------- */
+/* ---- the sidecar against the snapshots (04§4) --------------------------------- */
 
 static void initialize_emb(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
@@ -1970,7 +1970,7 @@ static void div_path_layout_deviation_accepted(const char *dir) {
 }
 
 /* 2^28 + 1: over LFA_ROW_IDS_MAX whether that is 2^27 (limits.h) or 2^28
- * (the table of spec 01-storage.md §5). */
+ * (the table of 01§5). */
 #define HUGE_ROWS (((uint64_t)1 << 28) + 1)
 
 static void huge_fragment(lfa_manifest_file *mf, const char *dir) {

@@ -103,7 +103,7 @@ static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *t
       m == LANCE__TABLE__TRANSACTION__OPERATION_APPEND)
     return LFA_OK;
   /* a Merge restates the fragment list it read: retried after any commit
-   * that changed it, an Append included (spec 06 §2 "Merge or cast") */
+   * that changed it, an Append included (06§2 "Merge or cast") */
   if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, NULL, "a merge restates every fragment");
   if (t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE || t == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT)
     return m == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT || t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE

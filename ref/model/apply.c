@@ -364,7 +364,7 @@ static lfa_status column_update_writes(ctx *c, int32_t f, lfa_error *err) {
   return LFA_OK;
 }
 
-/* The table of spec 05-operations.md §18, for a carried field f. */
+/* The table of 05§18, for a carried field f. */
 static lfa_status operation_writes(ctx *c, int32_t f, lfa_error *err) {
   switch ((int)c->t->operation_case) {
     case LANCE__TABLE__TRANSACTION__OPERATION_MERGE: return merge_writes(c, f, err);

@@ -1,6 +1,6 @@
 /* mutate_files.c: mutations that rewrite or add data files of existing rows:
  * compaction (Rewrite), merge_insert (an Update), data replacement and data
- * overlays. Spec 05-operations.md §5, §11 (FA-MERGEINSERT-1..6), §13, §14; 02§8.3
+ * overlays. Spec 05§5, 05§11 (FA-MERGEINSERT-1..6), 05§13, 05§14; 02§8.3
  * (compaction planning and execution) and §5.1-5.3. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static void add_new_fragment(mut *m, Update *op, DataFragment *pb) {
   op->new_fragments = grown;
 }
 
-/* ---- compaction (Rewrite, spec §5) ------------------------------------------ */
+/* ---- compaction (Rewrite, 05§5) ------------------------------------------ */
 
 /* Lance's default target_rows_per_fragment (02§8.3). */
 enum { COMPACT_DEFAULT_TARGET = 1024 * 1024 };
@@ -209,7 +209,7 @@ lfa_status mut_compact(mut *m) {
   return st;
 }
 
-/* ---- merge_insert (an Update, spec §11) ------------------------------------------ */
+/* ---- merge_insert (an Update, 05§11) ------------------------------------------ */
 
 /* [FA-MERGEINSERT-1] [FA-MERGEINSERT-5] What a merge may ask, before
  * anything is resolved. */
@@ -356,7 +356,7 @@ lfa_status mut_merge_insert(mut *m) {
   return st;
 }
 
-/* ---- data replacement and overlays (spec §13, §14) -------------------------------- */
+/* ---- data replacement and overlays (05§13, 05§14) -------------------------------- */
 
 /* The index of R's fragment `id`, or a usage error naming it. */
 static lfa_status find_fragment(size_t *out, const mut *m, uint64_t id) {

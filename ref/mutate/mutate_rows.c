@@ -1,6 +1,6 @@
 /* mutate_rows.c: mutations that add, remove or rewrite rows: create,
  * append, delete, update (both modes, and invalidation only). Spec
- * 05-operations.md §2-4, §9, §10, §12; FA-NEST-2, FA-NEST-3, FA-SEM-5. */
+ * 05§2-4, 05§9, 05§10, 05§12; FA-NEST-2, FA-NEST-3, FA-SEM-5. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * version: overwrite, add_columns (a Merge), alter_columns (track, rename
  * and nullability are Projects; cast is a Merge with Transfers),
  * drop_columns (a Project), restore, clone, create_index and
- * update_config. Spec 05-operations.md §4, §6-8, §15-17;
+ * update_config. Spec 05§4, 05§6-8, 05§15-17;
  * 08-nested-and-ids.md FA-NEST-4, FA-NEST-6, FA-ID-*; Lance's side:
  * 02§8.4, 02§8.5 */
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* expr_substrait.c: is_assigned(field) as a Substrait ExtendedExpression
- * (lfa/expr.h, spec/07-is-assigned.md §3): the extension function
+ * (lfa/expr.h, 07§3): the extension function
  * `is_assigned` of urn:lance:extension:functions with one direct field
  * reference [FA-EXPR-12], or, read only, the Int32 literal field id of
  * upstream's later iteration [FA-EXPR-13]. The messages are our own text

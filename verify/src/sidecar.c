@@ -1,4 +1,4 @@
-/* sidecar.c: how a version stores its sidecar (spec 04-transaction.md §3),
+/* sidecar.c: how a version stores its sidecar (04§3),
  * checked once the transaction is read (static.c):
  *
  *   FA-TXN-5  the sidecar lives in field 5 only: a transaction_properties

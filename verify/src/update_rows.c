@@ -1,4 +1,4 @@
-/* update_rows.c: FA-UPDATE-6 row by row (spec/05-operations.md §10).
+/* update_rows.c: FA-UPDATE-6 row by row (05§10).
  *
  * An Update in REWRITE_ROWS mode writes the rows it matches again, whole,
  * into new fragments. The transition rule (lfa/apply.h) takes those

@@ -1,4 +1,4 @@
-/* apply.h: the transition rule of spec 05-operations.md §1 (FA-OP-1,
+/* apply.h: the transition rule of 05§1 (FA-OP-1,
  * FA-OP-2): from the parent snapshot P, the transaction T and the structure
  * of the new snapshot N (its schema and fragments, with final ids), the
  * state of every field tracked in N.

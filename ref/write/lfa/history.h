@@ -40,7 +40,7 @@ lfa_status lfa_history_apply(lfa_history *h, const lfa_request *req, uint64_t re
 
 /* A new history whose version 1 clones version `version` of `source`
  * (which must be written), written as a new dataset at `dir` on the same
- * file system (spec 05-operations.md §16): deep copies the objects, shallow
+ * file system (05§16): deep copies the objects, shallow
  * references them through a base path. Its transaction is
  * Clone{is_shallow, ref_path = the source directory's absolute path (in
  * memory: its path as given), ref_version}. The clone takes no later
