@@ -204,19 +204,45 @@ lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, con
   return st;
 }
 
-lfa_status lfa_object_load_root(lfa_root **out, bool *decoded, lfa_objects at, const char *path,
-                                const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  key k = {LFA_OBJECT_ROOT, path, f->size_bytes};
+/* An assignment object's bytes decoded as its kind, and what it then holds. */
+static lfa_status decode_assignment(void **out, uint64_t *held, lfa_object_kind kind, const lfa_buf *b,
+                                    lfa_error *err) {
+  lfa_status st;
+  if (kind == LFA_OBJECT_ROOT) {
+    lfa_root *root = NULL;
+    st = lfa_root_decode(&root, b->data, b->len, err);
+    *out = root, *held = root != NULL ? root_bytes(root, b->len) : 0;
+  } else {
+    roaring_bitmap_t *rows = NULL;
+    st = lfa_bitmap_decode(&rows, b->data, b->len, err);
+    *out = rows, *held = rows != NULL ? bitmap_bytes(rows) : 0;
+  }
+  return st;
+}
+
+/* A root or partial bitmap, lent, or read [FA-STORE-5] and decoded. */
+static lfa_status load_assignment(void **out, bool *decoded, lfa_objects at, lfa_object_kind kind, const char *path,
+                                  const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
+  key k = {kind, path, f->size_bytes};
   say_decoded(decoded, false);
   if ((*out = borrow(at.cache, &k)) != NULL) return LFA_OK;
   lfa_buf bytes = {0};
+  uint64_t held = 0;
   lfa_status st = lfa_object_read(&bytes, at.fs, path, f, err);
   if (st == LFA_OK) {
     say_decoded(decoded, true);
-    st = lfa_root_decode(out, bytes.data, bytes.len, err);
+    st = decode_assignment(out, &held, kind, &bytes, err);
   }
-  if (st == LFA_OK) keep(at.cache, &k, *out, root_bytes(*out, bytes.len));
   lfa_buf_free(&bytes);
+  if (st == LFA_OK) keep(at.cache, &k, *out, held);
+  return st;
+}
+
+lfa_status lfa_object_load_root(lfa_root **out, bool *decoded, lfa_objects at, const char *path,
+                                const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
+  void *root = NULL;
+  lfa_status st = load_assignment(&root, decoded, at, LFA_OBJECT_ROOT, path, f, err);
+  *out = root;
   return st;
 }
 
@@ -232,27 +258,12 @@ static lfa_status check_partial(const roaring_bitmap_t *rows, uint64_t physical_
   return LFA_OK;
 }
 
-/* The partial's bitmap, lent or read and decoded, before the check. */
-static lfa_status load_bitmap(roaring_bitmap_t **out, bool *decoded, lfa_objects at, const char *path,
-                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  key k = {LFA_OBJECT_BITMAP, path, f->size_bytes};
-  if ((*out = borrow(at.cache, &k)) != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  lfa_status st = lfa_object_read(&bytes, at.fs, path, f, err);
-  if (st == LFA_OK) {
-    say_decoded(decoded, true);
-    st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
-  }
-  lfa_buf_free(&bytes);
-  if (st == LFA_OK) keep(at.cache, &k, *out, bitmap_bytes(*out));
-  return st;
-}
-
 lfa_status lfa_object_load_partial(roaring_bitmap_t **out, bool *decoded, lfa_objects at, const char *path,
                                    const Lance__Table__FieldAssignmentFile *f, uint64_t physical_rows,
                                    lfa_error *err) {
-  say_decoded(decoded, false);
-  lfa_status st = load_bitmap(out, decoded, at, path, f, err);
+  void *rows = NULL;
+  lfa_status st = load_assignment(&rows, decoded, at, LFA_OBJECT_BITMAP, path, f, err);
+  *out = rows;
   if (st == LFA_OK) st = check_partial(*out, physical_rows, err); /* against this fragment, lent or not */
   if (st != LFA_OK) {
     lfa_object_release(at.cache, LFA_OBJECT_BITMAP, *out);
