@@ -29,11 +29,13 @@ struct lfa_cached_object {
 /* A container's key, type code, pointer and header, besides its values. */
 enum { CONTAINER_BYTES = 32 };
 
+/* A bitmap holds its containers' values, which take in memory what they
+ * take in the portable layout (2 bytes a value, 8 KiB a bitset, 4 bytes a
+ * run), and at most one container per 2^16 values up to its maximum.
+ * Both are found without visiting the values. */
 static uint64_t bitmap_bytes(const roaring_bitmap_t *r) {
-  roaring_statistics_t s;
-  roaring_bitmap_statistics(r, &s);
-  return sizeof *r + (uint64_t)s.n_containers * CONTAINER_BYTES + s.n_bytes_array_containers +
-         s.n_bytes_run_containers + s.n_bytes_bitset_containers;
+  uint64_t containers = roaring_bitmap_is_empty(r) ? 0 : ((uint64_t)roaring_bitmap_maximum(r) >> 16) + 1;
+  return sizeof *r + roaring_bitmap_portable_size_in_bytes(r) + containers * CONTAINER_BYTES;
 }
 
 /* A decoded root holds at most its encoded bytes (strings, unknown fields)
@@ -141,11 +143,17 @@ static void *borrow(lfa_object_cache *c, const key *k) {
   return e->object;
 }
 
+/* What an object decoded from `encoded` bytes holds. */
+static uint64_t object_bytes(lfa_object_kind kind, const void *object, size_t encoded) {
+  return kind == LFA_OBJECT_ROOT ? root_bytes(object, encoded) : bitmap_bytes(object);
+}
+
 /* Keeps a freshly decoded object under `k`, borrowed once (by the load
- * that decoded it). When it cannot be kept it stays uncached: release
- * then frees it. */
-static void keep(lfa_object_cache *c, const key *k, void *object, uint64_t bytes) {
+ * that decoded it from `encoded` bytes). When it cannot be kept it stays
+ * uncached: release then frees it. */
+static void keep(lfa_object_cache *c, const key *k, void *object, size_t encoded) {
   if (c == NULL) return;
+  uint64_t bytes = object_bytes(k->kind, object, encoded);
   lfa_cached_object *e = calloc(1, sizeof *e);
   char *path = strdup(k->path);
   bool ok = e != NULL && path != NULL;
@@ -204,18 +212,17 @@ lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, con
   return st;
 }
 
-/* An assignment object's bytes decoded as its kind, and what it then holds. */
-static lfa_status decode_assignment(void **out, uint64_t *held, lfa_object_kind kind, const lfa_buf *b,
-                                    lfa_error *err) {
+/* An assignment object's bytes decoded as its kind. */
+static lfa_status decode_assignment(void **out, lfa_object_kind kind, const lfa_buf *b, lfa_error *err) {
   lfa_status st;
   if (kind == LFA_OBJECT_ROOT) {
     lfa_root *root = NULL;
     st = lfa_root_decode(&root, b->data, b->len, err);
-    *out = root, *held = root != NULL ? root_bytes(root, b->len) : 0;
+    *out = root;
   } else {
     roaring_bitmap_t *rows = NULL;
     st = lfa_bitmap_decode(&rows, b->data, b->len, err);
-    *out = rows, *held = rows != NULL ? bitmap_bytes(rows) : 0;
+    *out = rows;
   }
   return st;
 }
@@ -227,14 +234,13 @@ static lfa_status load_assignment(void **out, bool *decoded, lfa_objects at, lfa
   say_decoded(decoded, false);
   if ((*out = borrow(at.cache, &k)) != NULL) return LFA_OK;
   lfa_buf bytes = {0};
-  uint64_t held = 0;
   lfa_status st = lfa_object_read(&bytes, at.fs, path, f, err);
   if (st == LFA_OK) {
     say_decoded(decoded, true);
-    st = decode_assignment(out, &held, kind, &bytes, err);
+    st = decode_assignment(out, kind, &bytes, err);
   }
+  if (st == LFA_OK) keep(at.cache, &k, *out, bytes.len);
   lfa_buf_free(&bytes);
-  if (st == LFA_OK) keep(at.cache, &k, *out, held);
   return st;
 }
 
@@ -289,7 +295,7 @@ lfa_status lfa_object_load_deletion(roaring_bitmap_t **out, bool *decoded, lfa_o
     st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
   }
   k.size = bytes.len;
+  if (st == LFA_OK) keep(at.cache, &k, *out, bytes.len);
   lfa_buf_free(&bytes);
-  if (st == LFA_OK) keep(at.cache, &k, *out, bitmap_bytes(*out));
   return st;
 }
