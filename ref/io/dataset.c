@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/bitmap.h"
-#include "lfa/deletion.h"
 #include "lfa/limits.h"
 #include "lfa/paths.h"
 #include "lfa/transaction.h"

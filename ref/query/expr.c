@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/bitmap.h"
 #include "lfa/escape.h"
 #include "lfa/fs.h"
 #include "lfa/root.h"
