@@ -144,7 +144,10 @@ static lfa_status index_keys(key_index *out, const mut *m, const lfa_keys *keys)
       if (s != NULL && !s->found && lfa_fragment_is_live(f, (uint32_t)o)) s->found = true, s->at = (row_ref){i, (uint32_t)o};
     }
   }
-  if (st != LFA_OK) key_index_free(out);
+  if (st != LFA_OK) {
+    lfa_error_prefix(m->err, "indexing the %zu keys of the request", keys->count);
+    key_index_free(out);
+  }
   return st;
 }
 
