@@ -263,16 +263,24 @@ static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, 
   return st;
 }
 
-static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, const char *dir,
-                             const lfa_root_entry *e, lfa_anchor root_anchor, lfa_error *err) {
-  size_t i = lfa_snapshot_fragment(s, e->fragment_id);
-  if (i == SIZE_MAX)
+lfa_status lfa_snapshot_entry_fragment(size_t *index, const lfa_snapshot *s, const lfa_root_entry *e, lfa_error *err) {
+  *index = lfa_snapshot_fragment(s, e->fragment_id);
+  if (*index == SIZE_MAX)
     return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
                     e->fragment_id);
-  uint64_t rows = s->file.manifest->fragments[i]->physical_rows;
+  uint64_t rows = s->file.manifest->fragments[*index]->physical_rows;
   if (e->physical_rows != rows)
     return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
                     e->physical_rows, rows);
+  return LFA_OK;
+}
+
+static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, const char *dir,
+                             const lfa_root_entry *e, lfa_anchor root_anchor, lfa_error *err) {
+  size_t i = SIZE_MAX;
+  lfa_status checked = lfa_snapshot_entry_fragment(&i, s, e, err);
+  if (checked != LFA_OK) return checked;
+  uint64_t rows = s->file.manifest->fragments[i]->physical_rows;
   out->fragment_id = e->fragment_id;
   out->all = e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
   if (out->all) return LFA_OK;

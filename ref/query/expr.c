@@ -491,14 +491,8 @@ static lfa_status take_entries(lfa_expr_binding *b, const lfa_snapshot *snap, lf
   b->count = b->root->n_fragments;
   for (size_t i = 0; i < b->count; i++) {
     const lfa_root_entry *e = b->root->fragments[i];
-    size_t k = lfa_snapshot_fragment(snap, e->fragment_id);
-    lfa_status st = LFA_OK;
-    if (k == SIZE_MAX)
-      st = lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
-                    e->fragment_id);
-    else if (e->physical_rows != snap->file.manifest->fragments[k]->physical_rows)
-      st = lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
-                    e->physical_rows, snap->file.manifest->fragments[k]->physical_rows);
+    size_t k = SIZE_MAX;
+    lfa_status st = lfa_snapshot_entry_fragment(&k, snap, e, err);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, e->fragment_id);
       return st;

@@ -123,6 +123,12 @@ lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
 lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
                                      lfa_error *err);
 
+/* The manifest index of the fragment root entry `e` names: there [FA-ROOT-5],
+ * with the physical_rows the entry records [FA-ROOT-3]. Every reader of a
+ * root checks its entries so, the snapshot loader and is_assigned alike. */
+lfa_status lfa_snapshot_entry_fragment(size_t *index, const lfa_snapshot *snap, const lfa_root_entry *e,
+                                       lfa_error *err);
+
 /* The tracked[] index of a field id, or SIZE_MAX when it is not tracked. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id);
 
