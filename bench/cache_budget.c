@@ -143,17 +143,11 @@ int main(int argc, char **argv) {
                     "[--budget BYTES] [--keep] [--smoke]\n");
     return 2;
   }
-  const char *tmp = getenv("TMPDIR");
-  char base[4096], dir[4160], cmd[4200];
-  snprintf(base, sizeof base, "%s/lfa-cache-budget-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (mkdtemp(base) == NULL) {
-    perror("cache_budget: mkdtemp");
-    return 2;
-  }
+  char base[4096], dir[4160];
+  if (!bench_scratch(base, sizeof base, "cache_budget")) return 2;
   snprintf(dir, sizeof dir, "%s/dataset", base);
   int rc = run(dir, &a);
   if (a.keep) fprintf(stderr, "kept: %s\n", dir);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base); /* mkdtemp names hold no quote */
-  if (!a.keep && system(cmd) != 0) fprintf(stderr, "cache_budget: could not remove %s\n", base);
+  else bench_scratch_remove(base, "cache_budget");
   return rc;
 }
