@@ -38,6 +38,24 @@ static inline uint64_t bench_rand(uint64_t *state) {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* A fresh scratch directory, $TMPDIR/lfa-<name>-XXXXXX (or under /tmp),
+ * for a benchmark that writes datasets; false (said) when it cannot be made. */
+static inline bool bench_scratch(char *out, size_t cap, const char *name) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(out, cap, "%s/lfa-%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp", name);
+  if (mkdtemp(out) != NULL) return true;
+  fprintf(stderr, "%s: cannot make a scratch directory %s\n", name, out);
+  return false;
+}
+
+/* Removes a directory bench_scratch made, and all in it (its name holds no
+ * quote: mkdtemp names are letters and digits). */
+static inline void bench_scratch_remove(const char *dir, const char *name) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "%s: could not remove %s\n", name, dir);
+}
+
 /* A uniform double in [0, 1). */
 static inline double bench_unit(uint64_t *state) { return (double)(bench_rand(state) >> 11) / 9007199254740992.0; }
 

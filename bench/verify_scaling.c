@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "lfa/history.h"
 #include "lfa/verify.h"
 
@@ -210,17 +211,11 @@ int main(int argc, char **argv) {
                     "  (commits <= fragments * (rows - 2))\n");
     return 2;
   }
-  const char *tmp = getenv("TMPDIR");
-  char base[4096], dir[4160], cmd[4200];
-  snprintf(base, sizeof base, "%s/lfa-verify-scaling-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (mkdtemp(base) == NULL) {
-    perror("verify_scaling: mkdtemp");
-    return 2;
-  }
+  char base[4096], dir[4160];
+  if (!bench_scratch(base, sizeof base, "verify_scaling")) return 2;
   snprintf(dir, sizeof dir, "%s/dataset", base);
   int rc = bench(dir, &a);
   if (a.keep) printf("kept: %s\n", dir);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base); /* mkdtemp names hold no quote */
-  if (!a.keep && system(cmd) != 0) fprintf(stderr, "verify_scaling: could not remove %s\n", base);
+  else bench_scratch_remove(base, "verify_scaling");
   return rc;
 }

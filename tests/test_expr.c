@@ -107,7 +107,7 @@ static void remove_history(fixture *fx) {
 
 /* Opens version v (manifest, transaction, deletion files: no assignment
  * object) through `cache` (may be NULL). */
-static void open_version(lfa_snapshot *snap, const char *dir, uint64_t v, const lfa_object_cache *cache) {
+static void open_version(lfa_snapshot *snap, const char *dir, uint64_t v, lfa_object_cache *cache) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err = {0};
@@ -129,7 +129,7 @@ typedef struct reader {
   lfa_expr_binding b;
 } reader;
 
-static void read_field(reader *r, const char *dir, uint64_t v, const char *ref, const lfa_object_cache *cache) {
+static void read_field(reader *r, const char *dir, uint64_t v, const char *ref, lfa_object_cache *cache) {
   lfa_error err = {0};
   open_version(&r->snap, dir, v, cache);
   assert_ok(lfa_expr_plan_reference(&r->plan, dir, &r->snap, ref, NULL, &err), &err);
@@ -741,59 +741,6 @@ static void test_FA_EXPR_11_evaluation_needs_a_bound_snapshot(void **state) {
 
 /* ---- FA-STORE-8, FA-EXPR-10: an object cache across versions ----------------------------- */
 
-enum { CACHE_MAX = 32 };
-
-typedef struct test_cache {
-  struct {
-    lfa_object_kind kind;
-    char path[LFA_PATH_BYTES_MAX];
-    uint64_t size;
-    void *object;
-  } items[CACHE_MAX];
-  size_t n;
-  uint64_t hits, kept[3];
-  lfa_object_cache iface;
-} test_cache;
-
-static void *tc_find(void *ctx, lfa_object_kind kind, const char *path, uint64_t size) {
-  test_cache *c = ctx;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->items[i].kind == kind && c->items[i].size == size && strcmp(c->items[i].path, path) == 0) {
-      c->hits++;
-      return c->items[i].object;
-    }
-  return NULL;
-}
-
-static void tc_free_object(lfa_object_kind kind, void *object) {
-  if (kind == LFA_OBJECT_ROOT) lfa_root_free(object);
-  else lfa_bitmap_free(object);
-}
-
-static lfa_status tc_keep(void *ctx, lfa_object_kind kind, const char *path, uint64_t size, void *object,
-                          lfa_error *err) {
-  test_cache *c = ctx;
-  if (c->n == CACHE_MAX) {
-    tc_free_object(kind, object);
-    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "test cache full");
-  }
-  c->items[c->n].kind = kind;
-  snprintf(c->items[c->n].path, sizeof c->items[c->n].path, "%s", path);
-  c->items[c->n].size = size;
-  c->items[c->n++].object = object;
-  c->kept[kind]++;
-  return LFA_OK;
-}
-
-static void tc_init(test_cache *c) {
-  memset(c, 0, sizeof *c);
-  c->iface = (lfa_object_cache){c, tc_find, tc_keep};
-}
-
-static void tc_free(test_cache *c) {
-  for (size_t i = 0; i < c->n; i++) tc_free_object(c->items[i].kind, c->items[i].object);
-}
-
 /* v2 and v3 share emb's root and its three bitmaps (a delete changes no
  * state, FA-STORE-10). Read through one cache, v2 decodes them and v3
  * decodes none, yet each binding answers for its own version: the
@@ -801,14 +748,14 @@ static void tc_free(test_cache *c) {
 static void test_FA_STORE_8_div_object_cache_across_versions(void **state) {
   (void)state;
   fixture fx;
-  test_cache c;
+  lfa_object_cache c;
   reader r2, r3;
   lfa_expr_scan s;
   char got[1024];
   write_history(&fx, false);
-  tc_init(&c);
-  read_field(&r2, fx.dir, 2, "emb", &c.iface);
-  read_field(&r3, fx.dir, 3, "emb", &c.iface);
+  lfa_object_cache_init(&c, 0);
+  read_field(&r2, fx.dir, 2, "emb", &c);
+  read_field(&r3, fx.dir, 3, "emb", &c);
   size_t t2 = lfa_snapshot_tracked(&r2.snap, F_EMB), t3 = lfa_snapshot_tracked(&r3.snap, F_EMB);
   assert_string_equal(r2.snap.tracked[t2].root_file->path, r3.snap.tracked[t3].root_file->path);
   assert_int_equal(r2.b.roots_read, 1);
@@ -824,16 +771,16 @@ static void test_FA_STORE_8_div_object_cache_across_versions(void **state) {
   assert_int_equal(r3.b.cache_hits, 4); /* the root and three bitmaps */
   check_scan(&s, V3_EMB, V3_NOT_EMB);
   lfa_expr_scan_close(&s);
-  assert_int_equal(c.kept[LFA_OBJECT_ROOT], 1);
-  assert_int_equal(c.kept[LFA_OBJECT_BITMAP], 3);
-  assert_int_equal(c.kept[LFA_OBJECT_DELETION], 3); /* v3's fragments 2, 3 and 4 */
+  assert_int_equal(c.stats.kept[LFA_OBJECT_ROOT], 1);
+  assert_int_equal(c.stats.kept[LFA_OBJECT_BITMAP], 3);
+  assert_int_equal(c.stats.kept[LFA_OBJECT_DELETION], 3); /* v3's fragments 2, 3 and 4 */
   /* the binding is still v2's alone [FA-EXPR-10] */
   lfa_error err = {0};
   assert_status(lfa_expr_scan_open(&s, &r2.b, fx.dir, &r3.snap, NULL, 0, &err), LFA_ERR_USAGE, &err);
   assert_rule(&err, "FA-EXPR-10");
   close_reader(&r2);
   close_reader(&r3);
-  tc_free(&c);
+  lfa_object_cache_free(&c);
   remove_history(&fx);
 }
 

@@ -1,4 +1,4 @@
-/* test_mutate.c: mutations built against R and committed (the ref/mutate/ files
+/* test_mutate.c: mutations built against R and committed (the files of ref/mutate/
  * with ref/commit/commit.c), each checked against states derived by hand from
  * the spec. Requirement ids: FA-OVERWRITE-2, FA-APPEND-1, FA-DELETE-1,
  * FA-DELETE-2, FA-UPDATE-1, FA-UPDATE-6, FA-INVAL-1, FA-INVAL-2, FA-SEM-5,

@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "lfa/fs.h"
+#include "lfa/hash.h"
 #include "lfa/json.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
+#include "lfa/objects.h"
 #include "lfa/paths.h"
 #include "lfa/root.h"
 #include "lfa/search.h"
@@ -45,17 +47,11 @@ typedef struct tag {
 
 /* A reference already followed in a pass: its resolved path, the dataset
  * whose version made it and how it was visited. */
-typedef struct seen_slot {
-  char *path; /* owned; NULL: empty slot */
-  uint64_t hash;
+typedef struct seen_ref {
+  const char *path; /* owned (the allocation holds the struct and the path) */
   size_t dataset;
   visit_kind kind;
-} seen_slot;
-
-typedef struct seen_set {
-  size_t count, cap; /* cap is 0 or a power of two */
-  seen_slot *slots;
-} seen_set;
+} seen_ref;
 
 typedef struct planner {
   const char *dir;
@@ -70,7 +66,7 @@ typedef struct planner {
   char *self_real;      /* realpath(dir), or NULL */
   size_t marking;       /* the dataset a VISIT_SOURCE marks for */
   bool marking_failed;  /* ... and a part of the source could not be read */
-  seen_set seen;        /* references already followed (not those of VISIT_SOURCE) */
+  lfa_hash seen;        /* seen_ref: references already followed (not those of VISIT_SOURCE) */
   bool nomem;           /* a note could not be recorded */
 } planner;
 
@@ -363,55 +359,35 @@ static void find_identity(size_t *first, size_t *count, const planner *p, uint64
  * missing file is not remembered: each version that makes it is said,
  * FA-CLEAN-9.) At most LFA_CLEANUP_OBJECTS_MAX are remembered; past that,
  * references are simply followed again. */
-static uint64_t hash_path(const char *s) {
-  uint64_t h = 1469598103934665603u; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
-  return h;
+static uint64_t seen_hash(const seen_ref *r) {
+  return lfa_hash_text(lfa_hash_u64(lfa_hash_u64(LFA_HASH_START, r->dataset), (uint64_t)r->kind), r->path);
 }
 
-static seen_slot *seen_find(const seen_set *set, uint64_t h, const char *path, size_t dataset, visit_kind kind) {
-  for (size_t i = (size_t)h & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
-    seen_slot *s = &set->slots[i];
-    if (s->path == NULL ||
-        (s->hash == h && s->dataset == dataset && s->kind == kind && strcmp(s->path, path) == 0))
-      return s;
-  }
-}
-
-static bool seen_grow(seen_set *set) {
-  size_t cap = set->cap ? set->cap * 2 : 1024;
-  seen_set bigger = {0, cap, calloc(cap, sizeof *set->slots)};
-  if (bigger.slots == NULL) return false;
-  for (size_t i = 0; i < set->cap; i++)
-    if (set->slots[i].path != NULL)
-      *seen_find(&bigger, set->slots[i].hash, set->slots[i].path, set->slots[i].dataset, set->slots[i].kind) =
-          set->slots[i];
-  bigger.count = set->count;
-  free(set->slots);
-  *set = bigger;
-  return true;
+static bool same_ref(const void *item, const void *key) {
+  const seen_ref *a = item, *b = key;
+  return a->dataset == b->dataset && a->kind == b->kind && strcmp(a->path, b->path) == 0;
 }
 
 static bool followed_before(const planner *p, const char *path, const visit *v) {
-  if (p->seen.cap == 0 || v->kind == VISIT_SOURCE) return false;
-  return seen_find(&p->seen, hash_path(path), path, v->dataset, v->kind)->path != NULL;
+  if (v->kind == VISIT_SOURCE) return false;
+  seen_ref r = {path, v->dataset, v->kind};
+  return lfa_hash_find(&p->seen, seen_hash(&r), same_ref, &r) != NULL;
 }
 
 static void remember(planner *p, const char *path, const visit *v) {
-  seen_set *set = &p->seen;
-  if (v->kind == VISIT_SOURCE || set->count >= LFA_CLEANUP_OBJECTS_MAX) return;
-  if ((set->count + 1) * 2 > set->cap && !seen_grow(set)) return; /* only costs time */
-  uint64_t h = hash_path(path);
-  seen_slot *s = seen_find(set, h, path, v->dataset, v->kind);
-  if (s->path != NULL || (s->path = strdup(path)) == NULL) return;
-  s->hash = h, s->dataset = v->dataset, s->kind = v->kind;
-  set->count++;
+  if (v->kind == VISIT_SOURCE || followed_before(p, path, v)) return;
+  size_t n = strlen(path) + 1;
+  seen_ref *r = malloc(sizeof *r + n);
+  if (r == NULL) return; /* only costs time */
+  memcpy(r + 1, path, n);
+  *r = (seen_ref){(const char *)(r + 1), v->dataset, v->kind};
+  if (lfa_hash_add(&p->seen, seen_hash(r), r, LFA_CLEANUP_OBJECTS_MAX, NULL) != LFA_OK) free(r);
 }
 
-static void seen_free(seen_set *set) {
-  for (size_t i = 0; i < set->cap; i++) free(set->slots[i].path);
-  free(set->slots);
-  memset(set, 0, sizeof *set);
+static void seen_free(lfa_hash *seen) {
+  size_t at = 0;
+  for (void *r; (r = lfa_hash_next(seen, &at)) != NULL;) free(r);
+  lfa_hash_free(seen);
 }
 
 /* ---- whose versions count: this dataset, its branches, the clones named [FA-CLEAN-2] ---- */
@@ -570,23 +546,6 @@ static void reach(planner *p, const visit *v, const char *path, const char *rel,
   }
 }
 
-/* A root object, from the cache when it holds it, else read whole: its
- * size must be size_bytes [FA-STORE-5], then decoded. *owned says whether
- * the caller frees it. */
-static lfa_status load_root(lfa_root **out, bool *owned, const planner *p, const char *path, const AssignmentFile *f,
-                            lfa_error *err) {
-  const lfa_object_cache *c = p->o->cache;
-  *owned = false;
-  *out = c != NULL ? c->find(c->ctx, LFA_OBJECT_ROOT, path, f->size_bytes) : NULL;
-  if (*out != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  lfa_status st = lfa_object_read(&bytes, NULL, path, f, err);
-  if (st == LFA_OK) st = lfa_root_decode(out, bytes.data, bytes.len, err);
-  lfa_buf_free(&bytes);
-  *owned = st == LFA_OK;
-  return st;
-}
-
 /* lfa_path_resolve, refusing a base path that is not absolute: it would be
  * resolved against the working directory, which says nothing about where
  * the dataset is, so `cd` alone would change what is deleted [FA-CLEAN-3]. */
@@ -616,8 +575,10 @@ static void visit_root(planner *p, const visit *v, const Manifest *m, const Assi
   }
   reach(p, v, path, rf->path, false); /* a missing root is unreadable just below */
   lfa_root *root = NULL;
-  bool owned = false;
-  if (load_root(&root, &owned, p, path, rf, &e) != LFA_OK) {
+  /* the one object loader, on the file system cleanup deletes from: the
+   * size is checked [FA-STORE-5], and the run's cache lends what it holds */
+  lfa_objects at = {lfa_fs_posix(), p->o->cache};
+  if (lfa_object_load_root(&root, NULL, at, path, rf, &e) != LFA_OK) {
     unreadable(p, v, rf->path, &e);
     return;
   }
@@ -633,7 +594,7 @@ static void visit_root(planner *p, const visit *v, const Manifest *m, const Assi
     }
     reach(p, v, path, pf->path, true);
   }
-  if (owned) lfa_root_free(root);
+  lfa_object_release(p->o->cache, LFA_OBJECT_ROOT, root);
 }
 
 static bool same_file_ref(const AssignmentFile *a, const AssignmentFile *b) {

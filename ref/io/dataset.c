@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/bitmap.h"
 #include "lfa/deletion.h"
 #include "lfa/limits.h"
 #include "lfa/paths.h"
@@ -97,7 +96,7 @@ static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *
   lfa_buf bytes = {0};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false,
                                    "_transactions", name, err);
-  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_TRANSACTION_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_expected(&bytes, s->fs, path, LFA_TRANSACTION_BYTES_MAX, "FA-LANCE-10", err);
   bool same_bytes = false; /* the file holds the inline transaction's canonical encoding: nothing to decode */
   if (st == LFA_OK && s->file.transaction != NULL) st = is_encoding_of(&same_bytes, s->file.transaction, &bytes, err);
   if (st == LFA_OK && !same_bytes) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
@@ -128,39 +127,12 @@ static lfa_status check_deleted(const Lance__Table__DataFragment *f, const roari
   return LFA_OK;
 }
 
-/* ---- the object cache (lfa_snapshot_open_cached) ------------------------------ */
+/* What a snapshot loads its objects through: its file system and its cache. */
+static lfa_objects objects_of(const lfa_snapshot *s) { return (lfa_objects){s->fs, s->cache}; }
 
-/* An object decoded earlier in the run under (path, size), or NULL. */
-static void *cache_find(const lfa_snapshot *s, lfa_object_kind kind, const char *path, uint64_t size) {
-  return s->cache != NULL ? s->cache->find(s->cache->ctx, kind, path, size) : NULL;
-}
-
-/* Hands a freshly decoded object to the cache, which then owns it; *object
- * is NULL when the cache could not keep it (it freed it). */
-static lfa_status cache_keep(const lfa_snapshot *s, lfa_object_kind kind, const char *path, uint64_t size,
-                             void **object, lfa_error *err) {
-  if (s->cache == NULL) return LFA_OK;
-  lfa_status st = s->cache->keep(s->cache->ctx, kind, path, size, *object, err);
-  if (st != LFA_OK) *object = NULL;
-  return st;
-}
-
-/* Reads and decodes a deletion file, or takes it from the cache. The file
- * size is the key: found by stat before, recorded as read after. */
-static lfa_status decode_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const char *path, bool bitmap,
-                                  lfa_error *err) {
-  uint64_t size = 0;
-  *out = s->cache != NULL && lfa_fs_size_in(s->fs, path, &size) ? cache_find(s, LFA_OBJECT_DELETION, path, size) : NULL;
-  if (*out != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  lfa_status st = lfa_fs_read_in(&bytes, s->fs, path, LFA_DELETION_FILE_BYTES_MAX, err);
-  if (st == LFA_OK) {
-    s->objects_decoded++;
-    st = lfa_deletion_decode(out, bitmap ? LFA_DELETION_BITMAP : LFA_DELETION_ARROW, bytes.data, bytes.len, err);
-  }
-  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_DELETION, path, bytes.len, (void **)out, err);
-  lfa_buf_free(&bytes);
-  return st;
+/* Counts an object read from disk, not lent by the cache. */
+static void count_decoded(lfa_snapshot *s, bool decoded) {
+  if (decoded) s->objects_decoded++;
 }
 
 static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const char *dir,
@@ -172,7 +144,9 @@ static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const c
            bitmap ? "bin" : "arrow");
   lfa_anchor a = {d->_base_id_case == LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID, d->base_id};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, a, false, "_deletions", rel, err);
-  if (st == LFA_OK) st = decode_deletion(out, s, path, bitmap, err);
+  bool decoded = false;
+  if (st == LFA_OK) st = lfa_object_load_deletion(out, &decoded, objects_of(s), path, bitmap, err);
+  count_decoded(s, decoded);
   if (st == LFA_OK) st = check_deleted(f, *out, err);
   if (st != LFA_OK) {
     lfa_error_prefix(err, "fragment %" PRIu64 ": _deletions/%s", f->id, rel);
@@ -205,7 +179,7 @@ static lfa_status read_external(lfa_buf *out, const lfa_snapshot *s, const char 
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf whole = {0};
   lfa_status st = lfa_path_resolve(path, sizeof path, dir, s->file.manifest, (lfa_anchor){0}, false, "", x->path, err);
-  if (st == LFA_OK) st = lfa_fs_read_in(&whole, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_expected(&whole, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, "FA-LANCE-7", err);
   if (st == LFA_OK && (x->offset > whole.len || x->size > whole.len - x->offset))
     st = lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-7", "range [%" PRIu64 ", +%" PRIu64 ") passes the end of %s (%zu bytes)",
                   x->offset, x->size, x->path, whole.len);
@@ -299,81 +273,24 @@ static lfa_status resolve_object(char *path, size_t cap, const lfa_snapshot *s, 
   return st;
 }
 
-/* Reads an assignment object and checks its size [FA-STORE-5]: first the
- * file's size, so that an object whose size already contradicts size_bytes
- * is that error, not a reader limit [FA-LIMIT-2], however large it is. */
-lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
-                           lfa_error *err) {
-  uint64_t size = 0;
-  memset(out, 0, sizeof *out);
-  lfa_status st = LFA_OK;
-  if (lfa_fs_size_in(fs, path, &size) && size != f->size_bytes)
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %" PRIu64 " bytes, size_bytes says %" PRIu64, size,
-                  f->size_bytes);
-  if (st == LFA_OK) st = lfa_fs_read_in(out, fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, err);
-  if (st == LFA_OK && out->len != f->size_bytes) {
-    st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
-                  f->size_bytes);
-    lfa_buf_free(out);
-  }
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", f->path), lfa_error_at_file(err, f->path);
-  return st;
-}
-
-/* A partial bitmap, from the cache or read and decoded [issue 5 item 6]. */
-static lfa_status load_bitmap(roaring_bitmap_t **out, lfa_snapshot *s, const char *path,
-                              const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  *out = cache_find(s, LFA_OBJECT_BITMAP, path, f->size_bytes);
-  if (*out != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
-  if (st == LFA_OK) {
-    s->objects_decoded++;
-    st = lfa_bitmap_decode(out, bytes.data, bytes.len, err);
-  }
-  lfa_buf_free(&bytes);
-  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_BITMAP, path, f->size_bytes, (void **)out, err);
-  return st;
-}
-
-/* A root, from the cache or read and decoded [issue 5 item 6]. */
-static lfa_status load_root(lfa_root **out, lfa_snapshot *s, const char *path,
-                            const Lance__Table__FieldAssignmentFile *f, lfa_error *err) {
-  *out = cache_find(s, LFA_OBJECT_ROOT, path, f->size_bytes);
-  if (*out != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  lfa_status st = lfa_object_read(&bytes, s->fs, path, f, err);
-  if (st == LFA_OK) {
-    s->objects_decoded++;
-    st = lfa_root_decode(out, bytes.data, bytes.len, err);
-  }
-  lfa_buf_free(&bytes);
-  if (st == LFA_OK) st = cache_keep(s, LFA_OBJECT_ROOT, path, f->size_bytes, (void **)out, err);
-  return st;
-}
-
-/* [FA-BITMAP-3] [FA-BITMAP-4] a partial names some, not all, of the rows. */
-static lfa_status check_partial(const roaring_bitmap_t *rows, uint64_t physical_rows, lfa_error *err) {
-  uint64_t n = roaring_bitmap_get_cardinality(rows);
-  if (n == 0) return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap is empty");
-  if (roaring_bitmap_maximum(rows) >= physical_rows)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-4", "partial bitmap holds offset %u, physical_rows is %" PRIu64,
-                    (unsigned)roaring_bitmap_maximum(rows), physical_rows);
-  if (n == physical_rows)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap holds all %" PRIu64 " rows", n);
+lfa_status lfa_snapshot_entry_fragment(size_t *index, const lfa_snapshot *s, const lfa_root_entry *e, lfa_error *err) {
+  *index = lfa_snapshot_fragment(s, e->fragment_id);
+  if (*index == SIZE_MAX)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
+                    e->fragment_id);
+  uint64_t rows = s->file.manifest->fragments[*index]->physical_rows;
+  if (e->physical_rows != rows)
+    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
+                    e->physical_rows, rows);
   return LFA_OK;
 }
 
 static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, const char *dir,
                              const lfa_root_entry *e, lfa_anchor root_anchor, lfa_error *err) {
-  size_t i = lfa_snapshot_fragment(s, e->fragment_id);
-  if (i == SIZE_MAX)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
-                    e->fragment_id);
+  size_t i = SIZE_MAX;
+  lfa_status checked = lfa_snapshot_entry_fragment(&i, s, e, err);
+  if (checked != LFA_OK) return checked;
   uint64_t rows = s->file.manifest->fragments[i]->physical_rows;
-  if (e->physical_rows != rows)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
-                    e->physical_rows, rows);
   out->fragment_id = e->fragment_id;
   out->all = e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED;
   if (out->all) return LFA_OK;
@@ -381,9 +298,10 @@ static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, cons
   /* [FA-STORE-6] a partial without its own base inherits the root's */
   lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
   char path[LFA_PATH_BYTES_MAX];
+  bool decoded = false;
   lfa_status st = resolve_object(path, sizeof path, s, dir, e->partial, a, err);
-  if (st == LFA_OK) st = load_bitmap(&out->rows, s, path, e->partial, err);
-  if (st == LFA_OK) st = check_partial(out->rows, rows, err); /* against this snapshot, cached or not */
+  if (st == LFA_OK) st = lfa_object_load_partial(&out->rows, &decoded, objects_of(s), path, e->partial, rows, err);
+  count_decoded(s, decoded);
   if (st != LFA_OK) lfa_error_at_file(err, e->partial->path); /* the partial, not the root listing it */
   return st;
 }
@@ -392,8 +310,10 @@ static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *
   const Lance__Table__FieldAssignmentFile *rf = t->root_file;
   lfa_anchor anchor = {rf->has_base_id, rf->base_id};
   char path[LFA_PATH_BYTES_MAX];
+  bool decoded = false;
   lfa_status st = resolve_object(path, sizeof path, s, dir, rf, anchor, err);
-  if (st == LFA_OK) st = load_root(&t->root, s, path, rf, err);
+  if (st == LFA_OK) st = lfa_object_load_root(&t->root, &decoded, objects_of(s), path, rf, err);
+  count_decoded(s, decoded);
   if (st == LFA_OK && t->root->n_fragments > 0) {
     t->fragments = calloc(t->root->n_fragments, sizeof *t->fragments);
     if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
@@ -441,7 +361,7 @@ lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_versi
 }
 
 lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                                    const lfa_object_cache *cache, lfa_error *err) {
+                                    lfa_object_cache *cache, lfa_error *err) {
   return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, cache, err);
 }
 
@@ -457,7 +377,7 @@ static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_versio
 }
 
 static void open_begin(lfa_snapshot *out, const lfa_fs *fs, const lfa_version_entry *entry,
-                       const lfa_object_cache *cache) {
+                       lfa_object_cache *cache) {
   memset(out, 0, sizeof *out);
   out->version = entry->version;
   out->fs = fs != NULL ? fs : lfa_fs_posix();
@@ -465,7 +385,7 @@ static void open_begin(lfa_snapshot *out, const lfa_fs *fs, const lfa_version_en
 }
 
 lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                const lfa_object_cache *cache, lfa_error *err) {
+                                lfa_object_cache *cache, lfa_error *err) {
   open_begin(out, fs, entry, cache);
   lfa_status st = load_manifest(out, dir, entry, err);
   if (st == LFA_OK) st = open_rest(out, dir, entry, err);
@@ -475,7 +395,7 @@ lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
 
 lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
-                                     const lfa_object_cache *cache, lfa_error *err) {
+                                     lfa_object_cache *cache, lfa_error *err) {
   open_begin(out, fs, entry, cache);
   out->file = *file;
   memset(file, 0, sizeof *file);
@@ -540,16 +460,16 @@ size_t lfa_assignment_entry(const lfa_fragment_assignment *entries, size_t count
 }
 
 void lfa_snapshot_free(lfa_snapshot *snap) {
-  bool owned = snap->cache == NULL; /* else the cache owns roots, bitmaps and deletion sets */
-  for (size_t i = 0; i < snap->n_tracked; i++) {
+  for (size_t i = 0; i < snap->n_tracked; i++) { /* every object loaded goes back (lfa/objects.h) */
     lfa_tracked_field *t = &snap->tracked[i];
-    for (size_t k = 0; owned && k < t->count; k++) lfa_bitmap_free(t->fragments[k].rows);
+    for (size_t k = 0; k < t->count; k++) lfa_object_release(snap->cache, LFA_OBJECT_BITMAP, t->fragments[k].rows);
     free(t->fragments);
-    if (owned) lfa_root_free(t->root);
+    lfa_object_release(snap->cache, LFA_OBJECT_ROOT, t->root);
   }
   free(snap->tracked);
-  if (owned && snap->deleted != NULL && snap->file.manifest != NULL)
-    for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_bitmap_free(snap->deleted[i]);
+  if (snap->deleted != NULL && snap->file.manifest != NULL)
+    for (size_t i = 0; i < snap->file.manifest->n_fragments; i++)
+      lfa_object_release(snap->cache, LFA_OBJECT_DELETION, snap->deleted[i]);
   free(snap->deleted);
   if (snap->row_ids != NULL && snap->file.manifest != NULL)
     for (size_t i = 0; i < snap->file.manifest->n_fragments; i++) lfa_row_ids_free(&snap->row_ids[i]);

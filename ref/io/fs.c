@@ -222,6 +222,14 @@ lfa_status lfa_fs_read_in(lfa_buf *out, const lfa_fs *fs, const char *path, size
   return fs->ops->read(fs->ctx, out, path, max_bytes, err);
 }
 
+lfa_status lfa_fs_read_expected(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, const char *rule,
+                                lfa_error *err) {
+  lfa_status st = lfa_fs_read_in(out, fs, path, max_bytes, err);
+  uint64_t size = 0;
+  if (st == LFA_ERR_IO && err != NULL && err->rule == NULL && !lfa_fs_size_in(fs, path, &size)) err->rule = rule;
+  return st;
+}
+
 int lfa_fs_size_in(const lfa_fs *fs, const char *path, uint64_t *size) {
   fs = or_posix(fs);
   return fs->ops->size(fs->ctx, path, size);

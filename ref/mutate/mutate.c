@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/hash.h"
+#include "lfa/limits.h"
 #include "lfa/rowids.h"
 #include "mutate_internal.h"
 
@@ -99,39 +101,87 @@ lfa_status mut_schema_with(lfa_table *out, mut *m, const lfa_table *base, const 
 
 /* ---- rows ---------------------------------------------------------------------- */
 
-static bool find_key(row_ref *out, const lfa_table *t, uint64_t key) {
-  for (size_t i = 0; i < t->n_fragments; i++) {
-    const lfa_fragment *f = &t->fragments[i];
-    for (uint64_t o = 0; f->keys != NULL && o < f->physical_rows; o++)
-      if (f->keys[o] == key && lfa_fragment_is_live(f, (uint32_t)o)) {
-        *out = (row_ref){i, (uint32_t)o};
-        return true;
-      }
+/* The keys of one request, each with the first live row of R it names.
+ * Found in one pass over R through the one hash table (lfa/hash.h), so a
+ * request of n keys on a table of m rows costs n + m, not n * m. */
+typedef struct key_slot {
+  uint64_t key;
+  bool repeated; /* an earlier key of the request is the same */
+  bool found;
+  row_ref at;
+} key_slot;
+
+typedef struct key_index {
+  key_slot *slots; /* one per key, in request order */
+  lfa_hash by_key; /* the first slot of each distinct key */
+} key_index;
+
+static bool same_key(const void *item, const void *key) { return ((const key_slot *)item)->key == *(const uint64_t *)key; }
+
+static uint64_t key_hash(uint64_t key) { return lfa_hash_u64(LFA_HASH_START, key); }
+
+static void key_index_free(key_index *x) {
+  free(x->slots);
+  lfa_hash_free(&x->by_key);
+  memset(x, 0, sizeof *x);
+}
+
+static lfa_status index_keys(key_index *out, const mut *m, const lfa_keys *keys) {
+  memset(out, 0, sizeof *out);
+  out->slots = calloc(keys->count ? keys->count : 1, sizeof *out->slots);
+  lfa_status st = out->slots ? LFA_OK : lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory indexing keys");
+  for (size_t k = 0; st == LFA_OK && k < keys->count; k++) {
+    key_slot *s = &out->slots[k];
+    s->key = keys->keys[k];
+    s->repeated = lfa_hash_find(&out->by_key, key_hash(s->key), same_key, &s->key) != NULL;
+    if (!s->repeated) st = lfa_hash_add(&out->by_key, key_hash(s->key), s, LFA_HASH_ITEMS_MAX, m->err);
   }
-  return false;
+  const lfa_table *t = m->r;
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++) { /* the first live row of each key */
+    const lfa_fragment *f = &t->fragments[i];
+    for (uint64_t o = 0; f->keys != NULL && o < f->physical_rows; o++) {
+      key_slot *s = lfa_hash_find(&out->by_key, key_hash(f->keys[o]), same_key, &f->keys[o]);
+      if (s != NULL && !s->found && lfa_fragment_is_live(f, (uint32_t)o)) s->found = true, s->at = (row_ref){i, (uint32_t)o};
+    }
+  }
+  if (st != LFA_OK) {
+    lfa_error_prefix(m->err, "indexing the %zu keys of the request", keys->count);
+    key_index_free(out);
+  }
+  return st;
+}
+
+/* The slot whose key stands first in the request (a repeated key's). */
+static const key_slot *first_of(const key_index *x, uint64_t key) {
+  return lfa_hash_find(&x->by_key, key_hash(key), same_key, &key);
 }
 
 lfa_status mut_rows(row_ref *out, const mut *m, const lfa_keys *keys) {
-  for (size_t k = 0; k < keys->count; k++) {
-    if (!find_key(&out[k], m->r, keys->keys[k]))
-      return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " names no live row", keys->keys[k]);
-    for (size_t j = 0; j < k; j++)
-      if (keys->keys[j] == keys->keys[k])
-        return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " is named twice", keys->keys[k]);
+  key_index x;
+  lfa_status st = index_keys(&x, m, keys);
+  for (size_t k = 0; st == LFA_OK && k < keys->count; k++) {
+    const key_slot *first = first_of(&x, keys->keys[k]);
+    if (!first->found)
+      st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " names no live row", keys->keys[k]);
+    else if (x.slots[k].repeated)
+      st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " is named twice", keys->keys[k]);
+    else out[k] = first->at;
   }
-  return LFA_OK;
+  key_index_free(&x);
+  return st;
 }
 
 lfa_status mut_new_keys(const mut *m, const lfa_keys *keys) {
-  row_ref unused;
-  for (size_t k = 0; k < keys->count; k++) {
-    if (find_key(&unused, m->r, keys->keys[k]))
-      return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " already names a live row", keys->keys[k]);
-    for (size_t j = 0; j < k; j++)
-      if (keys->keys[j] == keys->keys[k])
-        return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " is inserted twice", keys->keys[k]);
+  key_index x;
+  lfa_status st = index_keys(&x, m, keys);
+  for (size_t k = 0; st == LFA_OK && k < keys->count; k++) {
+    if (first_of(&x, keys->keys[k])->found)
+      st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " already names a live row", keys->keys[k]);
+    else if (x.slots[k].repeated)
+      st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "key %" PRIu64 " is inserted twice", keys->keys[k]);
   }
-  return LFA_OK;
+  key_index_free(&x);
+  return st;
 }
 
 /* ---- building the transaction --------------------------------------------------------- */

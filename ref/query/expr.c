@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/bitmap.h"
 #include "lfa/escape.h"
 #include "lfa/fs.h"
 #include "lfa/root.h"
@@ -449,23 +448,6 @@ static lfa_status check_fragments(const lfa_snapshot *s, lfa_error *err) {
 
 /* ---- assignment objects [FA-EXPR-9] -------------------------------------------- */
 
-/* An object this binding was handed by its cache, or NULL. */
-static void *cache_find(lfa_expr_binding *b, lfa_object_kind kind, const char *path, uint64_t size) {
-  void *found = b->cache != NULL ? b->cache->find(b->cache->ctx, kind, path, size) : NULL;
-  if (found != NULL) b->cache_hits++;
-  return found;
-}
-
-/* Hands a freshly decoded object to the cache, which then owns it; *object
- * is NULL when the cache could not keep it (it freed it). */
-static lfa_status cache_keep(const lfa_expr_binding *b, lfa_object_kind kind, const char *path, uint64_t size,
-                             void **object, lfa_error *err) {
-  if (b->cache == NULL) return LFA_OK;
-  lfa_status st = b->cache->keep(b->cache->ctx, kind, path, size, *object, err);
-  if (st != LFA_OK) *object = NULL;
-  return st;
-}
-
 /* Where an assignment object is: its resolved path, the cache key. */
 static lfa_status object_path(char *path, size_t cap, const char *dataset, const lfa_snapshot *snap,
                               const Lance__Table__FieldAssignmentFile *f, lfa_anchor a, lfa_error *err) {
@@ -475,27 +457,28 @@ static lfa_status object_path(char *path, size_t cap, const char *dataset, const
 }
 
 /* [FA-EXPR-9] an object that cannot be used fails the query; the error
- * keeps the rule it broke, or cites FA-EXPR-9 (a missing file, say). */
+ * keeps the rule it broke, or cites FA-EXPR-9 when the file system failed
+ * (an object missing or unreadable: the query's rule, whatever the
+ * reader's). */
 static lfa_status object_failed(lfa_status st, lfa_error *err) {
-  if (st != LFA_OK && st != LFA_ERR_NOMEM && err != NULL && err->rule == NULL) err->rule = "FA-EXPR-9";
+  if (st != LFA_OK && st != LFA_ERR_NOMEM && err != NULL && (err->rule == NULL || st == LFA_ERR_IO))
+    err->rule = "FA-EXPR-9";
   return st;
+}
+
+/* What a load cost: read and decoded, or lent by the cache. */
+static void count_load(lfa_expr_binding *b, uint64_t *read, bool decoded, bool loaded) {
+  if (decoded) (*read)++;
+  else if (loaded) b->cache_hits++;
 }
 
 static lfa_status load_root(lfa_expr_binding *b, const char *dataset, const lfa_snapshot *snap,
                             const Lance__Table__FieldAssignmentFile *rf, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
+  bool decoded = false;
   lfa_status st = object_path(path, sizeof path, dataset, snap, rf, b->root_anchor, err);
-  if (st != LFA_OK) return st;
-  b->root = cache_find(b, LFA_OBJECT_ROOT, path, rf->size_bytes);
-  if (b->root != NULL) return LFA_OK;
-  lfa_buf bytes = {0};
-  st = lfa_object_read(&bytes, snap->fs, path, rf, err); /* where the snapshot was opened */
-  if (st == LFA_OK) {
-    b->roots_read++;
-    st = lfa_root_decode(&b->root, bytes.data, bytes.len, err);
-  }
-  lfa_buf_free(&bytes);
-  if (st == LFA_OK) st = cache_keep(b, LFA_OBJECT_ROOT, path, rf->size_bytes, (void **)&b->root, err);
+  if (st == LFA_OK) st = lfa_object_load_root(&b->root, &decoded, b->objects, path, rf, err);
+  count_load(b, &b->roots_read, decoded, st == LFA_OK);
   return st;
 }
 
@@ -508,14 +491,8 @@ static lfa_status take_entries(lfa_expr_binding *b, const lfa_snapshot *snap, lf
   b->count = b->root->n_fragments;
   for (size_t i = 0; i < b->count; i++) {
     const lfa_root_entry *e = b->root->fragments[i];
-    size_t k = lfa_snapshot_fragment(snap, e->fragment_id);
-    lfa_status st = LFA_OK;
-    if (k == SIZE_MAX)
-      st = lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-5", "names fragment %" PRIu64 ", which is not in the manifest",
-                    e->fragment_id);
-    else if (e->physical_rows != snap->file.manifest->fragments[k]->physical_rows)
-      st = lfa_fail(err, LFA_ERR_RULE, "FA-ROOT-3", "records %" PRIu64 " physical rows, the manifest %" PRIu64,
-                    e->physical_rows, snap->file.manifest->fragments[k]->physical_rows);
+    size_t k = SIZE_MAX;
+    lfa_status st = lfa_snapshot_entry_fragment(&k, snap, e, err);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "root entry %zu (fragment %" PRIu64 ")", i, e->fragment_id);
       return lfa_error_at_fragment(err, e->fragment_id), st;
@@ -526,43 +503,19 @@ static lfa_status take_entries(lfa_expr_binding *b, const lfa_snapshot *snap, lf
   return LFA_OK;
 }
 
-/* [FA-BITMAP-3] [FA-BITMAP-4] a partial names some, not all, of the rows. */
-static lfa_status check_partial(const roaring_bitmap_t *rows, uint64_t physical_rows, lfa_error *err) {
-  uint64_t n = roaring_bitmap_get_cardinality(rows);
-  if (n == 0) return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap is empty");
-  if (roaring_bitmap_maximum(rows) >= physical_rows)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-4", "partial bitmap holds offset %u, physical_rows is %" PRIu64,
-                    (unsigned)roaring_bitmap_maximum(rows), physical_rows);
-  if (n == physical_rows)
-    return lfa_fail(err, LFA_ERR_RULE, "FA-BITMAP-3", "partial bitmap holds all %" PRIu64 " rows", n);
-  return LFA_OK;
-}
-
 /* Reads the partial bitmap of entry i, checked against the snapshot cached
  * or not; on failure the entry stays unread. */
 static lfa_status load_bitmap(lfa_expr_binding *b, size_t i, const char *dataset, const lfa_snapshot *snap,
                               uint64_t physical_rows, lfa_error *err) {
   const Lance__Table__FieldAssignmentFile *f = b->root->fragments[i]->partial;
-  roaring_bitmap_t *rows = NULL;
   /* [FA-STORE-6] a partial without its own base inherits the root's */
   lfa_anchor a = f->has_base_id ? (lfa_anchor){true, f->base_id} : b->root_anchor;
   char path[LFA_PATH_BYTES_MAX];
+  bool decoded = false;
   lfa_status st = object_path(path, sizeof path, dataset, snap, f, a, err);
-  if (st != LFA_OK) return st;
-  rows = cache_find(b, LFA_OBJECT_BITMAP, path, f->size_bytes);
-  if (rows == NULL) {
-    lfa_buf bytes = {0};
-    st = lfa_object_read(&bytes, snap->fs, path, f, err);
-    if (st == LFA_OK) {
-      b->bitmaps_read++;
-      st = lfa_bitmap_decode(&rows, bytes.data, bytes.len, err);
-    }
-    lfa_buf_free(&bytes);
-    if (st == LFA_OK) st = cache_keep(b, LFA_OBJECT_BITMAP, path, f->size_bytes, (void **)&rows, err);
-  }
-  if (st == LFA_OK) st = check_partial(rows, physical_rows, err);
-  if (st == LFA_OK) b->entries[i].rows = rows;
-  else if (b->cache == NULL) lfa_bitmap_free(rows);
+  if (st == LFA_OK)
+    st = lfa_object_load_partial(&b->entries[i].rows, &decoded, b->objects, path, f, physical_rows, err);
+  count_load(b, &b->bitmaps_read, decoded, st == LFA_OK);
   return st;
 }
 
@@ -580,7 +533,7 @@ lfa_status lfa_expr_bind(lfa_expr_binding *out, const lfa_expr_plan *plan, const
     return lfa_fail(err, LFA_ERR_USAGE, "FA-EXPR-4", "is_assigned references untracked field id %d", plan->field_id);
   const Lance__Table__FieldAssignmentFile *rf = snap->tracked[t].root_file;
   out->plan = *plan;
-  out->cache = snap->cache;
+  out->objects = (lfa_objects){snap->fs, snap->cache}; /* [FA-EXPR-9] read where the snapshot is read */
   out->root_anchor = (lfa_anchor){rf->has_base_id, rf->base_id};
   st = load_root(out, dataset, snap, rf, err);
   if (st == LFA_OK) st = take_entries(out, snap, err);
@@ -595,10 +548,8 @@ lfa_status lfa_expr_bind(lfa_expr_binding *out, const lfa_expr_plan *plan, const
 }
 
 void lfa_expr_unbind(lfa_expr_binding *b) {
-  if (b->cache == NULL) {
-    for (size_t i = 0; i < b->count; i++) lfa_bitmap_free(b->entries[i].rows);
-    lfa_root_free(b->root);
-  }
+  for (size_t i = 0; i < b->count; i++) lfa_object_release(b->objects.cache, LFA_OBJECT_BITMAP, b->entries[i].rows);
+  lfa_object_release(b->objects.cache, LFA_OBJECT_ROOT, b->root);
   free(b->entries);
   memset(b, 0, sizeof *b);
 }

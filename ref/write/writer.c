@@ -41,6 +41,7 @@
 #include "lfa/dataset.h"
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
+#include "lfa/hash.h"
 #include "lfa/paths.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -67,7 +68,7 @@ typedef struct stored_object {
   object_kind kind;
   int32_t field_id;
   uint64_t fragment_id; /* bitmaps only; 0 for roots */
-  uint64_t hash;        /* FNV-1a of the bytes: a cheap first filter */
+  uint64_t hash;        /* of the bytes (lfa/hash.h): where it sits in by_content */
   lfa_buf bytes;
   char *path; /* relative to the dataset root; descriptors point at it */
 } stored_object;
@@ -93,7 +94,8 @@ struct lfa_writer {
   uint64_t random;  /* xorshift64* state, never 0 */
   uint64_t version; /* last committed version; 0 before the first */
   size_t n_objects, cap_objects;
-  stored_object *objects; /* every object written, in write order */
+  stored_object **objects; /* every object written, in write order; each owned */
+  lfa_hash by_content;     /* the same objects, by the hash of their bytes */
   size_t n_deletions, cap_deletions;
   stored_deletion *deletions; /* every deletion file written */
   size_t n_prior;
@@ -184,10 +186,12 @@ const lfa_fs *lfa_writer_fs(const lfa_writer *w) { return w->fs; }
 void lfa_writer_close(lfa_writer *w) {
   if (w == NULL) return;
   for (size_t i = 0; i < w->n_objects; i++) {
-    lfa_buf_free(&w->objects[i].bytes);
-    free(w->objects[i].path);
+    lfa_buf_free(&w->objects[i]->bytes);
+    free(w->objects[i]->path);
+    free(w->objects[i]);
   }
   free(w->objects);
+  lfa_hash_free(&w->by_content);
   for (size_t i = 0; i < w->n_deletions; i++) lfa_bitmap_free(w->deletions[i].set);
   free(w->deletions);
   free(w->prior);
@@ -408,11 +412,7 @@ static lfa_status write_file(const lfa_writer *w, const char *rel, const uint8_t
   return st == LFA_OK ? lfa_fs_write_new_in(w->fs, path, data, len, err) : st;
 }
 
-static uint64_t fnv1a(const uint8_t *data, size_t len) {
-  uint64_t h = 0xCBF29CE484222325ULL;
-  for (size_t i = 0; i < len; i++) h = (h ^ data[i]) * 0x100000001B3ULL;
-  return h;
-}
+static uint64_t content_hash(const lfa_buf *bytes) { return lfa_hash_bytes(LFA_HASH_START, bytes->data, bytes->len); }
 
 /* [FA-RESTORE-2] A stored object is referenced again only while it is on
  * disk with its size: cleanup may have removed an old version's objects,
@@ -424,16 +424,27 @@ static bool still_stored(const lfa_writer *w, const stored_object *o) {
          size == o->bytes.len;
 }
 
+/* What an object to store is, to find one already stored with its bytes. */
+typedef struct content_key {
+  const lfa_writer *w;
+  object_kind kind;
+  int32_t field_id;
+  uint64_t fragment_id;
+  const lfa_buf *bytes;
+} content_key;
+
+static bool same_content(const void *item, const void *key) {
+  const stored_object *o = item;
+  const content_key *k = key;
+  return o->kind == k->kind && o->field_id == k->field_id && o->fragment_id == k->fragment_id &&
+         o->bytes.len == k->bytes->len && (o->bytes.len == 0 || memcmp(o->bytes.data, k->bytes->data, o->bytes.len) == 0) &&
+         still_stored(k->w, o);
+}
+
 static const stored_object *find_object(const lfa_writer *w, object_kind kind, int32_t field_id,
                                          uint64_t fragment_id, const lfa_buf *bytes, uint64_t hash) {
-  for (size_t i = 0; i < w->n_objects; i++) {
-    const stored_object *o = &w->objects[i];
-    if (o->kind == kind && o->field_id == field_id && o->fragment_id == fragment_id && o->hash == hash &&
-        o->bytes.len == bytes->len && (bytes->len == 0 || memcmp(o->bytes.data, bytes->data, bytes->len) == 0) &&
-        still_stored(w, o))
-      return o;
-  }
-  return NULL;
+  content_key k = {w, kind, field_id, fragment_id, bytes};
+  return lfa_hash_find(&w->by_content, hash, same_content, &k);
 }
 
 /* [FA-LIMIT-3] Nothing this writer writes is larger than the reference
@@ -459,15 +470,27 @@ static lfa_status remember_object(const stored_object **out, lfa_writer *w, stor
                                   const char *rel, lfa_error *err) {
   if (w->n_objects == w->cap_objects) {
     size_t cap = w->cap_objects ? 2 * w->cap_objects : 16;
-    stored_object *grown = realloc(w->objects, cap * sizeof *grown);
+    stored_object **grown = realloc(w->objects, cap * sizeof *grown);
     if (grown == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember %s", rel);
     w->objects = grown, w->cap_objects = cap;
   }
-  if ((o.path = strdup(rel)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember %s", rel);
+  stored_object *kept = malloc(sizeof *kept);
+  if (kept == NULL || (o.path = strdup(rel)) == NULL) {
+    free(kept);
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot remember %s", rel);
+  }
   o.bytes = *bytes;
+  *kept = o;
+  lfa_status st = lfa_hash_add(&w->by_content, o.hash, kept, LFA_HASH_ITEMS_MAX, err);
+  if (st != LFA_OK) {
+    free(kept->path);
+    free(kept);
+    lfa_error_prefix(err, "cannot remember %s", rel);
+    return st;
+  }
   memset(bytes, 0, sizeof *bytes);
-  w->objects[w->n_objects] = o;
-  *out = &w->objects[w->n_objects++];
+  w->objects[w->n_objects++] = kept;
+  *out = kept;
   return LFA_OK;
 }
 
@@ -476,7 +499,7 @@ static lfa_status remember_object(const stored_object **out, lfa_writer *w, stor
  * object at a fresh upstream path [FA-STORE-7]. Takes over `bytes`. */
 static lfa_status store_object(const stored_object **out, lfa_writer *w, object_kind kind, int32_t field_id,
                                uint64_t fragment_id, lfa_buf *bytes, lfa_error *err) {
-  stored_object o = {kind, field_id, fragment_id, fnv1a(bytes->data, bytes->len), {0}, NULL};
+  stored_object o = {kind, field_id, fragment_id, content_hash(bytes), {0}, NULL};
   *out = find_object(w, kind, field_id, fragment_id, bytes, o.hash);
   if (*out != NULL) return LFA_OK;
   char uuid[37], rel[REL_PATH_CAP];
@@ -1175,7 +1198,7 @@ static lfa_status localize_root(clone_draft *c, lfa_writer *w, size_t s, const l
   if (st == LFA_OK) st = fresh_root_path(rel, sizeof rel, w, id, err);
   if (st == LFA_OK) st = within_limit(bytes.len, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, "size in bytes", rel, err);
   if (st == LFA_OK) st = write_file(w, rel, bytes.data, bytes.len, err);
-  stored_object o = {OBJECT_ROOT, id, 0, fnv1a(bytes.data, bytes.len), {0}, NULL};
+  stored_object o = {OBJECT_ROOT, id, 0, content_hash(&bytes), {0}, NULL};
   if (st == LFA_OK) st = remember_object(&obj, w, o, &bytes, rel, err);
   if (st == LFA_OK) {
     c->d.roots[s].path = obj->path;

@@ -24,38 +24,13 @@ typedef struct vf_version {
   const lfa_field_index *checking;
 } vf_version;
 
-/* cache.c: the objects a run has decoded, keyed by (resolved path, size)
- * [issue 5 item 6]. `iface` is what lfa_snapshot_open_cached takes; the
- * cache must not move while it is in use. */
-typedef struct vf_cache_slot {
-  char *path; /* owned; NULL: empty slot */
-  uint64_t size;
-  lfa_object_kind kind;
-  uint64_t hash;
-  void *object; /* owned: lfa_root or roaring_bitmap_t */
-} vf_cache_slot;
-
-typedef struct vf_slots {
-  size_t count, cap; /* cap is 0 or a power of two */
-  vf_cache_slot *slots;
-} vf_slots;
-
-typedef struct vf_cache {
-  vf_slots table;
-  uint64_t hits; /* lookups answered from the cache */
-  lfa_object_cache iface;
-} vf_cache;
-
-void vf_cache_init(vf_cache *c);
-void vf_cache_free(vf_cache *c);
-
 /* What every check needs: where the dataset is and where findings go. */
 typedef struct vf_ctx {
   const char *dir;
   const lfa_fs *fs; /* where `dir` and every file it names are read */
   lfa_findings *findings;
   const lfa_version_list *versions; /* the listing of `dir` */
-  const lfa_object_cache *cache;    /* NULL: every snapshot from scratch (--full) */
+  lfa_object_cache *cache;          /* the run's (lfa/objects.h); NULL: every snapshot from scratch (--full) */
   uint64_t *objects_decoded;        /* the run's count of objects decoded */
 } vf_ctx;
 

@@ -60,7 +60,7 @@ void vf_where_from(lfa_where *where, const lfa_error *e, bool take_file, const v
 }
 
 /* A reader call's failure as one finding. `fallback` names the rule when
- * the reader gave none (a missing file, bytes that are not protobuf).
+ * the reader gave none (bytes that are not protobuf, say).
  * `whole_version`: the failure leaves the version unchecked. */
 static void report_limited(const vf_ctx *c, lfa_where w, const lfa_error *e, const char *fallback,
                            bool whole_version) {
@@ -70,6 +70,13 @@ static void report_limited(const vf_ctx *c, lfa_where w, const lfa_error *e, con
   if (e->status == LFA_ERR_LIMIT)
     lfa_findings_add(c->findings, &w, "FA-LIMIT-2", whole_version ? LFA_SEVERITY_ERROR : LFA_SEVERITY_WARNING,
                      "%s: over a reader limit of lfa (not a violation): %s",
+                     whole_version ? "this version is not checked at all" : "not checked", e->msg);
+  /* [FA-VERIFY-5] a file that is there but cannot be read (no rule: the
+   * reader names one when the file is not there) says nothing about the
+   * dataset, and what it holds goes unchecked: an error, never a pass */
+  else if (e->status == LFA_ERR_IO && e->rule == NULL)
+    lfa_findings_add(c->findings, &w, "FA-VERIFY-5", LFA_SEVERITY_ERROR,
+                     "%s: a file cannot be read, an I/O error (not a violation of the dataset): %s",
                      whole_version ? "this version is not checked at all" : "not checked", e->msg);
   else
     lfa_findings_add(c->findings, &w, e->rule ? e->rule : fallback, LFA_SEVERITY_ERROR, "%s", e->msg);
@@ -141,7 +148,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   lfa_error e = {0};
   *m = NULL, *raw = NULL;
   lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
-  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, c->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, &e);
+  if (st == LFA_OK) st = lfa_fs_read_expected(&bytes, c->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, "FA-LANCE-1", &e);
   if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
@@ -552,7 +559,9 @@ static lfa_status load_fields(bool *all_loaded, vf_version *v, const vf_ctx *c, 
     }
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     w.file = t->root_file->path;
-    /* no rule from the reader: the object is missing [FA-STORE-5] [FA-CLEAN-9] or is not a root protobuf [FA-ROOT-1] */
+    /* no rule from the reader: the root is not protobuf [FA-ROOT-1]; a
+     * missing object comes cited [FA-STORE-5], an unreadable one is an I/O
+     * error (report_limited) */
     report_failure(c, w, &e, e.status == LFA_ERR_PROTO ? "FA-ROOT-1" : "FA-STORE-5");
     *all_loaded = false;
   }

@@ -5,8 +5,10 @@
  * (transition.c). Only v-1 and v are held in memory. A version that cannot
  * be decoded is a finding, and the next ones are still checked
  * [FA-VERIFY-5]. Roots, bitmaps and deletion files are decoded once per
- * run and shared by the versions that reference them (cache.c), unless
- * options->full asks for every snapshot from scratch [issue 5 item 6]. */
+ * run and lent to the versions that reference them again, through one
+ * object cache whose byte budget bounds what the run keeps however long
+ * the history (lfa/objects.h), unless options->full asks for every
+ * snapshot from scratch. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +67,15 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   lfa_status st = lfa_dataset_versions_fs(&versions, &names, fs, dir, err);
   if (st != LFA_OK) return st;
   out->versions = calloc(versions.count + 1, sizeof *out->versions);
-  vf_cache cache; /* [issue 5 item 6] each object decoded once per run, unless --full */
-  vf_cache_init(&cache);
-  vf_ctx c = {dir, fs, &out->findings, &versions, o->full ? NULL : &cache.iface, &out->objects_decoded};
+  lfa_object_cache cache; /* each object decoded once per run, within its budget, unless --full */
+  lfa_object_cache_init(&cache, o->cache_bytes);
+  vf_ctx c = {dir, fs, &out->findings, &versions, o->full ? NULL : &cache, &out->objects_decoded};
   if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK) st = walk(out, &c, o, err);
-  out->objects_reused = cache.hits;
+  out->objects_reused = cache.stats.hits; /* the versions' own, not the orphan check's */
   if (st == LFA_OK && out->versions_checked > 0) st = vf_check_orphans(&c, out->versions[out->versions_checked - 1], err);
-  vf_cache_free(&cache); /* after walk: every snapshot that borrowed from it is freed */
+  out->cache = cache.stats;
+  lfa_object_cache_free(&cache); /* after walk: every snapshot that borrowed from it is freed */
   if (st == LFA_OK && out->versions_checked == 0)
     st = lfa_fail(err, LFA_ERR_USAGE, NULL, "no version in the range asked for (the dataset has versions %" PRIu64
                   " to %" PRIu64 ")", versions.entries[0].version, versions.entries[versions.count - 1].version);

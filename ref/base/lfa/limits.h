@@ -40,6 +40,15 @@
 #define LFA_VERSIONS_MAX (1u << 20)
 /* Bytes of one relative or resolved object path. */
 #define LFA_PATH_BYTES_MAX 4096u
+/* Decoded objects (roots, partial bitmaps, deletion sets) a run keeps for
+ * the later versions that reference them again (lfa/objects.h), counted
+ * in the memory they hold. Past it the least recently used object that no
+ * snapshot is using is dropped, and read again if a later version needs
+ * it: a cost, never a failure. Objects in use stay until released. */
+#define LFA_OBJECT_CACHE_BYTES_MAX (256ull << 20)
+/* Items one hash table (lfa/hash.h) holds: 2^25 slots of 16 bytes at most
+ * half full, 512 MiB. */
+#define LFA_HASH_ITEMS_MAX (1u << 24)
 
 /* JSON documents lfa reads (scenario files; lfa/json.h). Scenarios are small
  * and written by hand: these bound a hostile file, not a real one. They

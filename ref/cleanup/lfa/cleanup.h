@@ -58,10 +58,10 @@ typedef struct lfa_cleanup_options {
   uint64_t grace_seconds; /* unreferenced objects are deleted only when older [FA-CLEAN-5] */
   size_t n_datasets;      /* other dataset directories whose every version counts */
   const char *const *datasets;
-  /* NULL, or decoded roots to take instead of reading them (keyed by
-   * resolved path and size_bytes, as lfa_snapshot_open_cached keeps them);
-   * only looked up, never filled. */
-  const lfa_object_cache *cache;
+  /* NULL, or the run's object cache (lfa/objects.h) that the roots are
+   * loaded through: it lends those it holds, and keeps those read within
+   * its budget. */
+  lfa_object_cache *cache;
 } lfa_cleanup_options;
 
 /* What becomes of one object, and the rule that says so. */

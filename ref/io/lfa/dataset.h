@@ -18,6 +18,7 @@
 #include "lfa/error.h"
 #include "lfa/fs.h"
 #include "lfa/manifest.h"
+#include "lfa/objects.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
 #include "lfa/versions.h"
@@ -47,24 +48,6 @@ typedef struct lfa_fragment_key {
   size_t index; /* position in the manifest's fragment list */
 } lfa_fragment_key;
 
-/* An optional cache of decoded objects, shared by the snapshots of one run
- * (lfa_snapshot_open_cached). An object is keyed by its resolved path and
- * its size in bytes (size_bytes for assignment objects, the file size for
- * deletion files); only objects that were read and decoded without error
- * are kept. The checks that depend on the snapshot (fragment present,
- * physical_rows, bounds: FA-ROOT-3, FA-ROOT-5, FA-BITMAP-3, FA-BITMAP-4,
- * FA-LANCE-4) still run on every snapshot, on the cached object.
- * `find` returns the object kept under the key, or NULL. `keep` takes
- * ownership of `object` in every case: on failure it frees it and returns
- * LFA_ERR_NOMEM. A root is an lfa_root, a bitmap or deletion file a
- * roaring_bitmap_t; the cache frees them (lfa_root_free, lfa_bitmap_free). */
-typedef enum lfa_object_kind { LFA_OBJECT_ROOT, LFA_OBJECT_BITMAP, LFA_OBJECT_DELETION } lfa_object_kind;
-
-typedef struct lfa_object_cache {
-  void *ctx;
-  void *(*find)(void *ctx, lfa_object_kind kind, const char *path, uint64_t size);
-  lfa_status (*keep)(void *ctx, lfa_object_kind kind, const char *path, uint64_t size, void *object, lfa_error *err);
-} lfa_object_cache;
 
 typedef struct lfa_snapshot {
   uint64_t version;
@@ -81,8 +64,9 @@ typedef struct lfa_snapshot {
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
   lfa_field_index fields;                 /* schema fields by id (lfa_snapshot_field); owned */
-  const lfa_object_cache *cache;          /* NULL, or the cache that owns every root, partial
-                                             bitmap and deletion set above (borrowed) */
+  lfa_object_cache *cache;                /* NULL, or the cache that lends the roots, partial
+                                             bitmaps and deletion sets above (lfa/objects.h;
+                                             borrowed: it must outlive the snapshot) */
   uint64_t objects_decoded;               /* roots, bitmaps, deletion files decoded (not from the cache) */
   const lfa_fs *fs;                       /* where its files are read (borrowed; set by open) */
 } lfa_snapshot;
@@ -104,33 +88,28 @@ lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, cons
 lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
                              lfa_error *err);
 
-/* lfa_snapshot_open with a cache (may be NULL) that this open and the later
- * lfa_snapshot_load_field calls use: decoded objects are taken from it and
- * kept in it, and the snapshot borrows them. The cache must outlive the
+/* lfa_snapshot_open with a cache (may be NULL, lfa/objects.h) that this
+ * open and the later lfa_snapshot_load_field calls load through: decoded
+ * objects are lent by it, and given back when the snapshot is freed. The
+ * checks that depend on the snapshot (fragment present, physical_rows,
+ * bounds: FA-ROOT-3, FA-ROOT-5, FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4) still
+ * run on every snapshot, on the lent object. The cache must outlive the
  * snapshot. */
 lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                                    const lfa_object_cache *cache, lfa_error *err);
+                                    lfa_object_cache *cache, lfa_error *err);
 
 /* lfa_snapshot_open_cached on file system `fs` (NULL: POSIX), which the
  * snapshot keeps (borrowed: it must outlive the snapshot) for the later
  * lfa_snapshot_load_field calls. */
 lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                const lfa_object_cache *cache, lfa_error *err);
+                                lfa_object_cache *cache, lfa_error *err);
 
 /* lfa_snapshot_open_fs from the manifest file of `entry` the caller has
  * already read and decoded (lfa_manifest_file_decode): it is not read
  * again. *file is taken over in every case (left zeroed). */
 lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
-                                     const lfa_object_cache *cache, lfa_error *err);
-
-/* Reads the assignment object `f` describes, resolved to `path`, on `fs`
- * (NULL: POSIX), whole, and checks its length [FA-STORE-5]: first the
- * file's size, so an object whose size contradicts size_bytes is that
- * error whatever its size, never a reader limit. Errors are prefixed with
- * f->path. OWNERSHIP: out->data is the caller's. */
-lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
-                           lfa_error *err);
+                                     lfa_object_cache *cache, lfa_error *err);
 
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the
@@ -147,6 +126,12 @@ lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
  * found in its listing. LFA_ERR_USAGE when the dataset has no such version. */
 lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
                                      lfa_error *err);
+
+/* The manifest index of the fragment root entry `e` names: there [FA-ROOT-5],
+ * with the physical_rows the entry records [FA-ROOT-3]. Every reader of a
+ * root checks its entries so, the snapshot loader and is_assigned alike. */
+lfa_status lfa_snapshot_entry_fragment(size_t *index, const lfa_snapshot *snap, const lfa_root_entry *e,
+                                       lfa_error *err);
 
 /* The tracked[] index of a field id, or SIZE_MAX when it is not tracked. */
 size_t lfa_snapshot_tracked(const lfa_snapshot *snap, int32_t field_id);

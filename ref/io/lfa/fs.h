@@ -71,6 +71,15 @@ lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int
 lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err);
 lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err);
 
+/* lfa_fs_read_in of a file a dataset's metadata says is there. When it
+ * fails and no regular file is at `path` (nothing, a dangling or looping
+ * link, a directory, a FIFO, a socket, a device), the failure cites `rule`,
+ * the requirement that the file be there; a file that is there but cannot
+ * be read (permissions, a device error) keeps no rule: that says nothing
+ * about the dataset. */
+lfa_status lfa_fs_read_expected(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, const char *rule,
+                                lfa_error *err);
+
 /* The same operations on the POSIX file system. */
 lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
 int lfa_fs_exists(const char *path);

@@ -100,15 +100,16 @@ lfa_status lfa_expr_same_snapshot(const lfa_expr_plan *plan, const char *dataset
                                   lfa_error *err);
 
 /* A plan bound to its snapshot: the field's root, read once and checked
- * against the snapshot, and the partial bitmaps scans have read so far.
- * OWNERSHIP: the binding owns its root and bitmaps, unless the snapshot
- * had an object cache at bind time, which then owns them (and must
- * outlive the binding). Release with lfa_expr_unbind. */
+ * against the snapshot, and the partial bitmaps scans have read so far,
+ * each loaded (lfa/objects.h) from the snapshot's file system through the
+ * object cache the snapshot had at bind time, if any (which must then
+ * outlive the binding). Release with lfa_expr_unbind, which gives them
+ * back. */
 typedef struct lfa_expr_binding {
   bool bound; /* false in a zeroed or unbound binding */
   lfa_expr_plan plan;
   lfa_anchor root_anchor;          /* where the root's relative paths start */
-  const lfa_object_cache *cache;   /* the snapshot's at bind time, or NULL */
+  lfa_objects objects;             /* the snapshot's file system and cache at bind time */
   lfa_root *root;
   size_t count;                    /* entries, ascending by fragment id */
   lfa_fragment_assignment *entries; /* a partial's rows stay NULL until a scan reads them */

@@ -14,8 +14,8 @@
  *   transition.c  the rules of one commit (P, T -> N) and of rewrites
  *   update_rows.c FA-UPDATE-6 on the rows a row-rewriting update moves
  *   report.c      text, JSON and JUnit renderings
- *   verify.c      the walk over `_versions/`
- *   cache.c       the objects already decoded in a run (not with `full`)
+ *   verify.c      the walk over `_versions/`, loading objects through one
+ *                 object cache per run (lfa/objects.h; none with `full`)
  */
 #ifndef LFA_VERIFY_H
 #define LFA_VERIFY_H
@@ -27,6 +27,7 @@
 
 #include "lfa/error.h"
 #include "lfa/fs.h"
+#include "lfa/objects.h"
 #include "lfa/table.h"
 
 typedef enum lfa_severity {
@@ -96,7 +97,9 @@ typedef struct lfa_verify_options {
   uint64_t to;
   bool full; /* every snapshot from scratch: no object is reused from an
                 earlier version (the default decodes each root, bitmap and
-                deletion file once per run, keyed by path and size) */
+                deletion file once per run, keyed by path and size, while
+                the cache's budget allows) */
+  uint64_t cache_bytes; /* the cache's budget (0: LFA_OBJECT_CACHE_BYTES_MAX) */
   const lfa_fs *fs; /* where the dataset is read (lfa/fs.h): NULL is the POSIX
                        file system; an lfa_memfs verifies a dataset in memory.
                        Every file is read through it, a clone's source too. */
@@ -108,6 +111,7 @@ typedef struct lfa_verify_result {
   lfa_findings findings; /* sorted by version */
   uint64_t objects_decoded; /* roots, bitmaps and deletion files read and decoded */
   uint64_t objects_reused;  /* references answered by an object decoded earlier in the run */
+  lfa_object_cache_stats cache; /* what the run's object cache did (zero with `full`) */
   /* The last version checked as the reader loads it (every load-time rule),
    * when it loaded: a caller comparing state needs no second read. */
   bool last_loaded;
