@@ -1,6 +1,6 @@
-/* static.c: the rules of one version (spec/10-verifier.md §2).
+/* static.c: the rules of one version (10§2).
  *
- * Every problem is reported, not only the first [issue 5]. So the manifest
+ * Every problem is reported, not only the first (10§1). So the manifest
  * rules run here on the protobuf, each on its own: schema ids (FA-LANCE-9),
  * fragments (FA-LANCE-5, FA-LANCE-8, FA-LANCE-12, FA-LANCE-13), data files
  * (FA-LANCE-6, FA-LANCE-15, FA-LANCE-20), descriptors (FA-STORE-1 to FA-STORE-4,
