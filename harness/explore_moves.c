@@ -8,6 +8,7 @@
 
 #include "explore_internal.h"
 #include "lfa/bitmap.h"
+#include "lfa/search.h"
 
 static const char *const NAMES[LFA_EXPLORE_NAMES] = {"a", "b", "c", "d"};
 /* The types of the universe and what a cast turns each into (a cast Lance allows). */
@@ -442,8 +443,8 @@ static int cmp_u64(const void *a, const void *b) {
 
 /* The rank of `x` among the sorted `all` (n of them). */
 static size_t rank(const uint64_t *all, size_t n, uint64_t x) {
-  const uint64_t *at = bsearch(&x, all, n, sizeof x, cmp_u64);
-  return at ? (size_t)(at - all) : n;
+  size_t at = lfa_search(&x, all, n, sizeof x, cmp_u64);
+  return at == SIZE_MAX ? n : at;
 }
 
 /* Every key (or row id) the table's fragments hold, sorted; NULL when none or out of memory. */

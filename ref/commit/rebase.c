@@ -20,6 +20,7 @@
 
 #include "lfa/bitmap.h"
 #include "lfa/rowids.h"
+#include "lfa/search.h"
 
 typedef Lance__Table__Transaction Txn;
 typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
@@ -154,7 +155,7 @@ static lfa_status added_rows(bool *out, const rb *b, const lfa_table *before, co
     if (lfa_table_fragment(before, f->id) != SIZE_MAX) continue; /* carried: the same rows (FA-LANCE-19) */
     for (uint32_t o = 0; o < f->physical_rows && !*out; o++)
       *out = lfa_fragment_is_live(f, o) &&
-             (f->keys == NULL || bsearch(&f->keys[o], seen, n, sizeof *seen, by_key) == NULL);
+             (f->keys == NULL || lfa_search(&f->keys[o], seen, n, sizeof *seen, by_key) == SIZE_MAX);
   }
   free(seen);
   return LFA_OK;

@@ -32,6 +32,7 @@
 #include "lfa/limits.h"
 #include "lfa/remap.h"
 #include "lfa/transaction.h"
+#include "lfa/search.h"
 
 typedef Lance__Table__Transaction Txn;
 
@@ -472,7 +473,8 @@ static uint64_t place_rows(group *g, size_t k, id_src *ids, size_t n_ids, const 
   for (uint64_t j = 0; f->row_ids != NULL && j < f->physical_rows; j++) {
     if (!lfa_fragment_is_live(f, (uint32_t)j)) continue;
     id_src key = {f->row_ids[j], {0, 0}, false};
-    id_src *hit = bsearch(&key, ids, n_ids, sizeof *ids, by_row_id);
+    size_t at = lfa_search(&key, ids, n_ids, sizeof *ids, by_row_id);
+    id_src *hit = at == SIZE_MAX ? NULL : &ids[at];
     if (hit != NULL && !hit->used) {
       hit->used = true;
       g->src[k][j] = hit->at;

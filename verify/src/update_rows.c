@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "lfa/bitmap.h"
+#include "lfa/search.h"
 
 typedef struct live_id {
   uint64_t id;
@@ -121,7 +122,8 @@ lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_v
     for (uint64_t j = 0; j < f->physical_rows; j++) {
       if (!lfa_fragment_is_live(f, (uint32_t)j)) continue; /* only live rows count (FA-SEM-2) */
       live_id key = {f->row_ids[j], 0, 0};
-      src[j] = bsearch(&key, ids, n_ids, sizeof *ids, by_id);
+      size_t at = lfa_search(&key, ids, n_ids, sizeof *ids, by_id);
+      src[j] = at == SIZE_MAX ? NULL : &ids[at];
       moved += src[j] != NULL;
     }
     for (size_t s = 0; moved > 0 && s < n->table.n_tracked; s++) {
