@@ -231,6 +231,12 @@ def decode_section(rows):
     return "## e. Decoding\n\n" + table(["object", "bytes", "ours MB/s", "raw unpack MB/s", "ours / raw"], body)
 
 
+def hostile_section(rows):
+    body = [[r["case"], r["size"], num(r["seconds"]), num(r["peak_mb"]), "yes" if r["answered_as_specified"] else "NO"]
+            for r in by(rows, "hostile_sizes")]
+    return "## Hostile sizes\n\n" + table(["case", "size", "seconds", "peak MB", "answered as the spec says"], body)
+
+
 def verify_section(rows, out_dir):
     v = by(rows, "verify_scaling")
     ks = sorted({r["fragments"] for r in v})
@@ -308,7 +314,8 @@ def main():
             f"{t['program']}{(' ' + t['args']) if t['args'] else ''} {t['wall_seconds']}" for t in times) + ".\n")
     md += [targets_summary(rows), remap_section(rows), design_section(rows), root_section(rows, out_dir),
            op_costs_section(rows),
-           materialize_section(rows), decode_section(rows), verify_section(rows, out_dir), missed_section(rows)]
+           materialize_section(rows), decode_section(rows), hostile_section(rows), verify_section(rows, out_dir),
+           missed_section(rows)]
     with open(f"{out_dir}/results.md", "w") as f:
         f.write("\n".join(md))
 

@@ -30,7 +30,7 @@ trap 'rm -f "$tmp" "$tmp.alt"' EXIT
 
 echo "== building $build (release)" >&2
 cmake -S . -B "$build" -DLFA_VARIANT=release >/dev/null || exit 2
-nice cmake --build "$build" -j2 --target lfa remap design_compare root_growth op_costs materialize decode verify_scaling >/dev/null ||
+nice cmake --build "$build" -j2 --target lfa remap design_compare root_growth op_costs materialize decode verify_scaling hostile_sizes >/dev/null ||
   exit 2
 
 failed=0
@@ -52,6 +52,7 @@ run root_growth
 run op_costs
 run materialize
 run decode
+run hostile_sizes  # 10^5 descriptors, 8 x 2^27 row ids, 10^3 versions sharing a 16 MiB bitmap
 for fragments in 250 500 1000 2000; do
   run verify_scaling --fragments "$fragments" --commits 50 --json --check
 done
