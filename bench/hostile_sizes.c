@@ -35,7 +35,7 @@
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
 #include "lfa/root.h"
-#include "rowids.pb-c.h"
+#include "../tests/range_sequences.h"
 #include "lfa/verify.h"
 
 typedef struct measured {
@@ -155,16 +155,8 @@ static int row_ids(const void *arg) {
   lfa_buf seq[FRAGS] = {{0}};
   ProtobufCBinaryData bytes[FRAGS];
   lfa_error err = {0};
-  for (size_t i = 0; i < FRAGS; i++) {
-    Lance__Table__U64Segment__Range range = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
-    range.start = i * (uint64_t)LFA_ROW_IDS_MAX, range.end = (i + 1) * (uint64_t)LFA_ROW_IDS_MAX;
-    Lance__Table__U64Segment segment = LANCE__TABLE__U64_SEGMENT__INIT, *segments[] = {&segment};
-    segment.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE, segment.range = &range;
-    Lance__Table__RowIdSequence sequence = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
-    sequence.n_segments = 1, sequence.segments = segments;
-    if (lfa_pb_pack(&seq[i], &sequence.base, &err) != LFA_OK) return 2;
-    bytes[i] = (ProtobufCBinaryData){seq[i].len, seq[i].data};
-  }
+  if (pack_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err) != LFA_OK) return 2;
+  for (size_t i = 0; i < FRAGS; i++) bytes[i] = (ProtobufCBinaryData){seq[i].len, seq[i].data};
   if (!put_manifest(dir, 1, LFA_ROW_IDS_MAX, FRAGS, bytes, NULL)) return 2;
   lfa_snapshot snap;
   lfa_status st = lfa_snapshot_load_version(&snap, NULL, dir, 1, &err);

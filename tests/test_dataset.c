@@ -14,6 +14,7 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "range_sequences.h"
 #include "rowids.pb-c.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"
@@ -412,14 +413,8 @@ static void test_FA_LIMIT_1_row_ids_budgeted_per_snapshot(void **state) {
   assert_ok(lfa_manifest_file_decode(&mf, in.data, in.len, &err), &err);
   Lance__Table__Manifest m = *mf.manifest;
   Lance__Table__DataFragment frags[FRAGS], *list[FRAGS];
+  assert_ok(pack_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err), &err);
   for (size_t i = 0; i < FRAGS; i++) {
-    Lance__Table__U64Segment__Range range = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
-    range.start = i * (uint64_t)LFA_ROW_IDS_MAX, range.end = (i + 1) * (uint64_t)LFA_ROW_IDS_MAX;
-    Lance__Table__U64Segment segment = LANCE__TABLE__U64_SEGMENT__INIT, *segments[] = {&segment};
-    segment.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE, segment.range = &range;
-    Lance__Table__RowIdSequence sequence = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
-    sequence.n_segments = 1, sequence.segments = segments;
-    assert_ok(lfa_pb_pack(&seq[i], &sequence.base, &err), &err);
     frags[i] = *mf.manifest->fragments[0];
     frags[i].id = i, frags[i].physical_rows = LFA_ROW_IDS_MAX, frags[i].deletion_file = NULL;
     frags[i].row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS;
