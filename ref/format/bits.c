@@ -1,7 +1,8 @@
 /* bits.c: bit arrays from bitmaps (lfa/bits.h), container by container.
  *
- * In order: the portable containers of a bitmap (a walker over CRoaring's
- * own serialization), bit ranges, and a bitmap into or out of a bit array.
+ * In order: the containers of a bitmap (read in place), bit ranges, a
+ * bitmap into or out of a bit array, chunks of words, the live bits of a
+ * word (FA-REMAP-1), and a bit array back into a bitmap.
  */
 #include "lfa/bits.h"
 
@@ -14,39 +15,60 @@
 
 enum { CHUNK_BYTES = LFA_ROARING_BITSET_BYTES }; /* one container spans 2^16 bits */
 
-/* ---- the containers of a bitmap ------------------------------------------------ */
+/* ---- the containers of a bitmap, in place --------------------------------------- */
+
+/* CRoaring 0.2.66 keeps a container's body in memory in the very layout its
+ * portable serialization writes (lfa/roaring_layout.h) on a little-endian
+ * machine: a bitset's 1024 u64 words, an array's ascending u16 values, a
+ * run container's {u16 start, u16 length-1} pairs. So the containers are
+ * read where they are, through the structs its installed headers declare,
+ * and a bitmap is never serialized to be read: the copy that cost as much
+ * as the work itself. The version and byte order are checked at build
+ * time: another layout would be a build failure, never a wrong bit. */
+_Static_assert(ROARING_VERSION_MAJOR == 0 && ROARING_VERSION_MINOR == 2,
+               "bits.c reads CRoaring 0.2's containers in place; check their layout before building on another");
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "bits.c reads CRoaring's containers as their little-endian portable layout"
+#endif
 
 typedef lfa_roaring_container container;
 
-/* The portable bytes of a bitmap and the next container to read. */
+/* A bitmap's containers and the next one to read. */
 typedef struct walker {
-  lfa_buf bytes;
-  lfa_cursor c;
-  lfa_roaring_header h;
-  uint32_t next;
+  const roaring_array_t *ra;
+  int32_t next;
 } walker;
 
-/* Serializes `bitmap` (CRoaring's portable form, the documented layout) and
- * reads its header. The buffer is as large as the bitmap already in memory
- * (at most LFA_ROARING_CONTAINERS_MAX containers of 8 KiB). */
-static lfa_status walker_open(walker *w, const roaring_bitmap_t *bitmap, lfa_error *err) {
-  memset(w, 0, sizeof *w);
-  size_t n = roaring_bitmap_portable_size_in_bytes(bitmap);
-  uint8_t *at;
-  lfa_status st = lfa_buf_extend(&w->bytes, n, &at, err);
-  if (st != LFA_OK) return st;
-  if (roaring_bitmap_portable_serialize(bitmap, (char *)at) != n)
-    st = lfa_fail(err, LFA_ERR_BITMAP, NULL, "roaring serialization wrote an unexpected size");
-  w->c = lfa_cursor_make(w->bytes.data, w->bytes.len);
-  if (st == LFA_OK) st = lfa_roaring_read_header(&w->h, &w->c, err);
-  if (st != LFA_OK) lfa_buf_free(&w->bytes);
-  return st;
+static void walker_open(walker *w, const roaring_bitmap_t *bitmap) { *w = (walker){&bitmap->high_low_container, 0}; }
+
+/* Container i as the layout module describes one; a shared container (a
+ * copy-on-write bitmap's) is the one it wraps. */
+static void container_at(container *k, const roaring_array_t *ra, int32_t i) {
+  const void *c = ra->containers[i];
+  uint8_t type = ra->typecodes[i];
+  if (type == SHARED_CONTAINER_TYPE_CODE) {
+    const shared_container_t *sc = c;
+    c = sc->container, type = sc->typecode;
+  }
+  k->key = ra->keys[i];
+  if (type == BITSET_CONTAINER_TYPE_CODE) {
+    const bitset_container_t *bc = c;
+    *k = (container){k->key, (uint32_t)bc->cardinality, LFA_ROARING_BITSET, CHUNK_BYTES / 8, (const uint8_t *)bc->array};
+  } else if (type == ARRAY_CONTAINER_TYPE_CODE) {
+    const array_container_t *ac = c;
+    *k = (container){k->key, (uint32_t)ac->cardinality, LFA_ROARING_ARRAY, (uint32_t)ac->cardinality,
+                     (const uint8_t *)ac->array};
+  } else {
+    const run_container_t *rc = c;
+    *k = (container){k->key, 0, LFA_ROARING_RUNS, (uint32_t)rc->n_runs, (const uint8_t *)rc->runs};
+  }
 }
 
 /* The next container, keys ascending; false after the last. */
-static lfa_status walker_next(bool *more, container *k, walker *w, lfa_error *err) {
-  *more = w->next < w->h.count;
-  return *more ? lfa_roaring_read_container(k, &w->c, &w->h, w->next++, err) : LFA_OK;
+static bool walker_next(container *k, walker *w) {
+  if (w->next >= w->ra->size) return false;
+  container_at(k, w->ra, w->next++);
+  return true;
 }
 
 /* Little-endian u16 of a container (inline: it runs once per value). */
@@ -136,13 +158,12 @@ lfa_status lfa_bits_check_len(size_t out_len, uint64_t n_bits, lfa_error *err) {
 lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                                 lfa_error *err) {
   lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
-  walker w;
   if (st != LFA_OK || out_len == 0) return st;
-  if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
+  walker w;
+  walker_open(&w, bitmap);
   size_t done = 0; /* out[0 .. done) is final */
   container k;
-  bool more = true;
-  while (st == LFA_OK && (st = walker_next(&more, &k, &w, err)) == LFA_OK && more) {
+  while (walker_next(&k, &w)) {
     size_t at = (size_t)(((uint64_t)k.key << 16) / 8);
     if (at >= out_len) break; /* every later value is past n_bits */
     size_t end = out_len - at < CHUNK_BYTES ? out_len : at + CHUNK_BYTES;
@@ -151,8 +172,6 @@ lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, c
     apply_container(out, out_len, n_bits, &k, BITS_SET);
     done = end;
   }
-  lfa_buf_free(&w.bytes);
-  if (st != LFA_OK) return st;
   memset(out + done, 0, out_len - done);
   clear_tail(out, out_len, n_bits);
   return LFA_OK;
@@ -161,14 +180,288 @@ lfa_status lfa_bits_from_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, c
 lfa_status lfa_bits_clear_bitmap(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                                  lfa_error *err) {
   lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
-  walker w;
   if (st != LFA_OK || out_len == 0) return st;
-  if ((st = walker_open(&w, bitmap, err)) != LFA_OK) return st;
+  walker w;
+  walker_open(&w, bitmap);
   container k;
-  bool more = true;
-  while ((st = walker_next(&more, &k, &w, err)) == LFA_OK && more) apply_container(out, out_len, n_bits, &k, BITS_CLEAR);
-  lfa_buf_free(&w.bytes);
-  return st;
+  while (walker_next(&k, &w)) apply_container(out, out_len, n_bits, &k, BITS_CLEAR);
+  return LFA_OK;
+}
+
+/* ---- chunks of words ------------------------------------------------------------- */
+
+void lfa_bits_chunks_start(lfa_bits_chunks *c, const roaring_bitmap_t *bitmap) { *c = (lfa_bits_chunks){bitmap, 0}; }
+
+const uint64_t *lfa_bits_chunk(lfa_bits_chunks *c, uint32_t key, uint64_t *scratch) {
+  if (c->bitmap == NULL) return NULL;
+  const roaring_array_t *ra = &c->bitmap->high_low_container;
+  while (c->next < ra->size && ra->keys[c->next] < key) c->next++;
+  if (c->next >= ra->size || ra->keys[c->next] != key) return NULL;
+  container k;
+  container_at(&k, ra, c->next++);
+  if (k.kind == LFA_ROARING_BITSET) return (const uint64_t *)(const void *)k.data;
+  memset(scratch, 0, CHUNK_BYTES);
+  k.key = 0; /* laid out from bit 0 of the scratch words */
+  apply_container((uint8_t *)scratch, CHUNK_BYTES, (uint64_t)CHUNK_BYTES * 8, &k, BITS_SET);
+  return scratch;
+}
+
+/* [FA-EXPR-5] One chunk of `out` (span bytes): its state's words less its
+ * deleted ones, in one pass. */
+static void put_live_chunk(uint8_t *out, size_t span, const uint64_t *bits, const uint64_t *deleted) {
+  if (bits == NULL) {
+    memset(out, 0, span);
+    return;
+  }
+  if (deleted == NULL) {
+    memcpy(out, bits, span);
+    return;
+  }
+  size_t words = span / 8;
+  for (size_t i = 0; i < words; i++) {
+    uint64_t v = bits[i] & ~deleted[i];
+    memcpy(out + 8 * i, &v, 8);
+  }
+  for (size_t b = words * 8; b < span; b++) out[b] = (uint8_t)(((const uint8_t *)bits)[b] & ~((const uint8_t *)deleted)[b]);
+}
+
+lfa_status lfa_bits_live(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
+                         const roaring_bitmap_t *deleted, lfa_error *err) {
+  lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
+  if (st != LFA_OK || out_len == 0) return st;
+  uint64_t *scratch = malloc(3 * (size_t)CHUNK_BYTES);
+  if (scratch == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  uint64_t *ones = scratch + 2 * (CHUNK_BYTES / 8);
+  memset(ones, 0xFF, CHUNK_BYTES);
+  lfa_bits_chunks b, d;
+  lfa_bits_chunks_start(&b, bitmap), lfa_bits_chunks_start(&d, deleted);
+  for (size_t at = 0; at < out_len; at += CHUNK_BYTES) {
+    uint32_t key = (uint32_t)(at / CHUNK_BYTES);
+    size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
+    const uint64_t *bits = bitmap == NULL ? ones : lfa_bits_chunk(&b, key, scratch);
+    const uint64_t *gone = bits == NULL ? NULL : lfa_bits_chunk(&d, key, scratch + CHUNK_BYTES / 8);
+    put_live_chunk(out + at, span, bits, gone);
+  }
+  free(scratch);
+  clear_tail(out, out_len, n_bits);
+  return LFA_OK;
+}
+
+/* ---- the live bits of a word ----------------------------------------------------- */
+
+#define HOT static inline __attribute__((always_inline)) /* inlined into the CPU-specific loops too */
+
+HOT uint64_t low_bits(unsigned n) { return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1; }
+
+/* Each deleted offset is cut out, the highest first so that the lower ones
+ * stay where they are: one step per deleted offset. */
+uint64_t lfa_bits_squeeze(uint64_t bits, uint64_t deleted) {
+  while (deleted != 0) {
+    uint64_t below = low_bits(63u - (unsigned)__builtin_clzll(deleted));
+    bits = (bits & below) | ((bits >> 1) & ~below);
+    deleted &= below;
+  }
+  return bits;
+}
+
+/* Writes the n (0..64) low bits of v, nothing above them, into the stream
+ * at bit *pos: the bits below *pos in that word are kept, those above it
+ * and the next word's are overwritten (one spare word follows the stream).
+ * No branch: whether a word has deletions is a coin toss at 1% deleted
+ * rows, and a mispredicted branch costs more than the store. */
+HOT void append_bits(uint64_t *dst, uint64_t *pos, uint64_t v, unsigned n) {
+  uint64_t i = *pos / 64;
+  unsigned shift = (unsigned)(*pos % 64);
+  dst[i] = (dst[i] & low_bits(shift)) | v << shift;
+  dst[i + 1] = shift != 0 ? v >> (64 - shift) : 0;
+  *pos += n;
+}
+
+/* n_bits bits of `w`, none deleted, appended: whole words copied, or
+ * shifted into place with the spill of each carried in a register (the
+ * stream is 0 from *pos on). */
+HOT void append_words(uint64_t *dst, uint64_t *pos, const uint64_t *w, uint64_t n_bits) {
+  size_t words = (size_t)(n_bits / 64), i0 = (size_t)(*pos / 64);
+  unsigned shift = (unsigned)(*pos % 64);
+  if (shift == 0) {
+    memcpy(dst + i0, w, words * 8);
+  } else {
+    uint64_t carry = dst[i0] & low_bits(shift);
+    for (size_t j = 0; j < words; j++) dst[i0 + j] = carry | w[j] << shift, carry = w[j] >> (64 - shift);
+    dst[i0 + words] = carry;
+  }
+  *pos += (uint64_t)words * 64;
+  if (n_bits % 64 != 0) append_bits(dst, pos, w[words] & low_bits((unsigned)(n_bits % 64)), (unsigned)(n_bits % 64));
+}
+
+/* The bit writer of the word loop: the word being filled is kept in a
+ * register and stored every step (a store, never a load: no chain through
+ * memory from one word to the next). */
+typedef struct writer {
+  uint64_t *dst;
+  size_t at;     /* the word being filled */
+  unsigned fill; /* its bits so far, 0 .. 63 */
+  uint64_t acc;
+} writer;
+
+/* Appends the n (0 .. 64) low bits of v (nothing above them), no branch. */
+HOT void writer_put(writer *w, uint64_t v, unsigned n) {
+  w->acc |= v << w->fill;
+  w->dst[w->at] = w->acc;
+  uint64_t spill = w->fill != 0 ? v >> (64 - w->fill) : 0;
+  unsigned fill = w->fill + n, next = fill >= 64;
+  w->at += next, w->fill = fill - 64 * next;
+  w->acc = next ? spill : w->acc;
+}
+
+/* The word loop of lfa_bits_append_live, the deleted offsets cut out by
+ * SQUEEZE(w, gone) and counted by POPCOUNT: expanded once portable and once
+ * for a CPU with BMI2 and POPCNT, where each is one instruction. Every
+ * word costs the same, deletions or not: whether a word has one is a coin
+ * toss at 1% deleted rows, and a mispredicted branch costs more than the
+ * work it would skip. */
+#define APPEND_LIVE_LOOP(SQUEEZE, POPCOUNT)                                                  \
+  do {                                                                                     \
+    if (deleted == NULL) {                                                                 \
+      append_words(dst, pos, bits, n_bits);                                                \
+      return;                                                                              \
+    }                                                                                      \
+    writer o = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                           \
+                dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                         \
+    size_t words = (size_t)(n_bits / 64);                                                  \
+    for (size_t i = 0; i < words; i++) {                                                   \
+      uint64_t gone = deleted[i], w = bits != NULL ? bits[i] : 0;                          \
+      writer_put(&o, SQUEEZE(w, gone), 64u - (unsigned)POPCOUNT(gone));                    \
+    }                                                                                      \
+    if (n_bits % 64 != 0) {                                                                \
+      unsigned valid = (unsigned)(n_bits % 64);                                            \
+      uint64_t mask = low_bits(valid), gone = deleted[words] & mask;                       \
+      uint64_t w = bits != NULL ? bits[words] & mask : 0;                                  \
+      writer_put(&o, SQUEEZE(w, gone), valid - (unsigned)POPCOUNT(gone));                  \
+    }                                                                                      \
+    o.dst[o.at] = o.acc;                                                                   \
+    *pos = (uint64_t)o.at * 64 + o.fill;                                                   \
+  } while (0)
+
+#define PLAIN_SQUEEZE(w, gone) lfa_bits_squeeze(w, gone)
+
+void lfa_bits_append_live_plain(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted,
+                                uint64_t n_bits) {
+  APPEND_LIVE_LOOP(PLAIN_SQUEEZE, __builtin_popcountll);
+}
+
+static uint64_t count_plain(const uint64_t *w, size_t n) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcountll(w[i]);
+  return c;
+}
+
+/* dst = src (n words), and the set bits counted on the way: one pass. */
+static uint32_t copy_count_plain(uint64_t *dst, const uint64_t *src, size_t n) {
+  uint32_t c = 0;
+  for (size_t i = 0; i < n; i++) dst[i] = src[i], c += (uint32_t)__builtin_popcountll(src[i]);
+  return c;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define FAST_BITS __attribute__((target("bmi2,popcnt")))
+#define PEXT_SQUEEZE(w, gone) _pext_u64(w, ~(gone))
+
+FAST_BITS static void append_live_fast(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted,
+                                       uint64_t n_bits) {
+  APPEND_LIVE_LOOP(PEXT_SQUEEZE, __builtin_popcountll);
+}
+FAST_BITS static uint64_t count_fast(const uint64_t *w, size_t n) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcountll(w[i]);
+  return c;
+}
+FAST_BITS static uint32_t copy_count_fast(uint64_t *dst, const uint64_t *src, size_t n) {
+  uint32_t c = 0;
+  for (size_t i = 0; i < n; i++) dst[i] = src[i], c += (uint32_t)__builtin_popcountll(src[i]);
+  return c;
+}
+/* Whether the CPU has the instructions (libgcc's CPU probe; no state of ours). */
+static bool fast_bits(void) { return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"); }
+#else
+#define append_live_fast lfa_bits_append_live_plain
+#define count_fast count_plain
+#define copy_count_fast copy_count_plain
+static bool fast_bits(void) { return false; }
+#endif
+
+void lfa_bits_append_fill(uint64_t *dst, uint64_t *pos, bool value, uint64_t n_bits) {
+  uint64_t v = value ? ~UINT64_C(0) : 0;
+  unsigned head = (unsigned)((64 - *pos % 64) % 64);
+  if (head > n_bits) head = (unsigned)n_bits;
+  append_bits(dst, pos, v & low_bits(head), head); /* to a word boundary */
+  uint64_t words = (n_bits - head) / 64;
+  memset(dst + *pos / 64, value ? 0xFF : 0, (size_t)words * 8);
+  *pos += words * 64;
+  unsigned tail = (unsigned)(n_bits - head - words * 64);
+  append_bits(dst, pos, v & low_bits(tail), tail);
+}
+
+void lfa_bits_append_live(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted, uint64_t n_bits) {
+  if (bits == NULL && deleted == NULL) {
+    lfa_bits_append_fill(dst, pos, false, n_bits);
+    return;
+  }
+  if (fast_bits()) append_live_fast(dst, pos, bits, deleted, n_bits);
+  else lfa_bits_append_live_plain(dst, pos, bits, deleted, n_bits);
+}
+
+/* ---- a bit array back into a bitmap ---------------------------------------------- */
+
+uint64_t lfa_bits_count(const uint64_t *words, uint64_t n_bits) {
+  size_t n = (size_t)((n_bits + 63) / 64);
+  return fast_bits() ? count_fast(words, n) : count_plain(words, n);
+}
+
+/* A chunk's words (n_words, not all 0) as a new container: a bitset above
+ * LFA_ROARING_ARRAY_MAX values, else an array of them; NULL when out of
+ * memory. The words are copied into a bitset and counted in one pass; a
+ * chunk of few values then becomes an array instead. */
+static void *new_container(uint8_t *type, const uint64_t *w, size_t n_words) {
+  bitset_container_t *bc = bitset_container_create();
+  if (bc == NULL) return NULL;
+  uint32_t card = fast_bits() ? copy_count_fast(bc->array, w, n_words) : copy_count_plain(bc->array, w, n_words);
+  memset(bc->array + n_words, 0, CHUNK_BYTES - n_words * 8);
+  bc->cardinality = (int32_t)card;
+  *type = BITSET_CONTAINER_TYPE_CODE;
+  if (card > LFA_ROARING_ARRAY_MAX) return bc;
+  bitset_container_free(bc);
+  array_container_t *ac = array_container_create_given_capacity((int32_t)card);
+  if (ac == NULL) return NULL;
+  for (size_t i = 0; i < n_words; i++)
+    for (uint64_t v = w[i]; v != 0; v &= v - 1) ac->array[ac->cardinality++] = (uint16_t)(i * 64 + (unsigned)__builtin_ctzll(v));
+  *type = ARRAY_CONTAINER_TYPE_CODE;
+  return ac;
+}
+
+lfa_status lfa_bits_to_bitmap(roaring_bitmap_t **out, uint64_t *count, const uint64_t *words, uint64_t n_bits,
+                              lfa_error *err) {
+  *count = 0;
+  size_t n_words = (size_t)((n_bits + 63) / 64), per = CHUNK_BYTES / 8, chunks = (n_words + per - 1) / per;
+  *out = roaring_bitmap_create_with_capacity((uint32_t)chunks); /* ra_append then never grows the arrays */
+  if (*out == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t c = 0; c < chunks; c++) {
+    const uint64_t *w = words + c * per;
+    size_t n = n_words - c * per < per ? n_words - c * per : per, first = 0;
+    while (first < n && w[first] == 0) first++;
+    if (first == n) continue; /* no value: no container */
+    uint8_t type = 0;
+    void *k = new_container(&type, w, n);
+    if (k == NULL) {
+      roaring_bitmap_free(*out), *out = NULL;
+      return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build a bitmap's container %zu", c);
+    }
+    ra_append(&(*out)->high_low_container, (uint16_t)c, k, type);
+    *count += type == BITSET_CONTAINER_TYPE_CODE ? (uint64_t)((bitset_container_t *)k)->cardinality
+                                                 : (uint64_t)((array_container_t *)k)->cardinality;
+  }
+  return LFA_OK;
 }
 
 void lfa_bits_fill(uint8_t *out, size_t out_len, uint64_t n_bits, bool value) {

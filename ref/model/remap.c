@@ -4,9 +4,10 @@
  *
  * In order: the group's shape; the plain loop of 05§5, row by row, which
  * is the reference (the verifier maps rows with it, and the fast remap is
- * tested against it); then the fast remap: 64 rows at a time, a filled bit
- * array as a cell, the new fragments as a sink that fills one after the
- * other, and the group.
+ * tested against it); then the fast remap: a filled bit array as a cell,
+ * the new fragments as a sink that fills one after the other, and the
+ * group, its containers' words read in place and compacted a word at a
+ * time (lfa/bits.h), so no bitmap is serialized or parsed on the way.
  */
 #include "lfa/remap.h"
 
@@ -18,10 +19,7 @@
 #include "lfa/bits.h"
 #include "lfa/roaring_layout.h"
 
-enum {
-  PAD = 16,                                /* bit arrays carry 16 spare zero bytes: u64 loads and stores never run off */
-  CHUNK_BYTES = LFA_ROARING_BITSET_BYTES   /* one Roaring container spans 2^16 bits */
-};
+enum { CHUNK_BYTES = LFA_ROARING_BITSET_BYTES }; /* one Roaring container spans 2^16 bits */
 
 static const uint64_t ROWS_MAX = (uint64_t)UINT32_MAX + 1; /* offsets are 32-bit */
 
@@ -114,179 +112,105 @@ lfa_status lfa_remap_group_plain(lfa_cell *out, const uint64_t *new_rows, size_t
   return st;
 }
 
-/* ---- 64 rows at a time ------------------------------------------------------------------ */
-
-/* Little-endian u64 at any byte (compilers make this one load). */
-static uint64_t load64(const uint8_t *p) {
-  return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
-         (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-}
-
-static void store64(uint8_t *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
+/* ---- a filled bit array as a cell ------------------------------------------------------ */
 
 static uint64_t low_bits(unsigned n) { return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1; }
 
-/* ORs v's n (1..64) bits, nothing above them, into dst at bit `at` (dst's
- * bits there are 0, and PAD spare bytes follow them). */
-static void write_bits(uint8_t *dst, uint64_t at, uint64_t v, unsigned n) {
-  uint8_t *d = dst + at / 8;
-  unsigned shift = (unsigned)(at % 8);
-  store64(d, load64(d) | (v << shift));
-  if (shift > 0 && n + shift > 64) store64(d + 8, load64(d + 8) | (v >> (64 - shift)));
-}
-
-/* [FA-REMAP-1] A word's bits at its live offsets, in order, packed down:
- * each deleted offset is cut out, the highest first so that the lower ones
- * stay where they are. */
-static uint64_t squeeze(uint64_t bits, uint64_t deleted) {
-  while (deleted != 0) {
-    uint64_t below = low_bits(63u - (unsigned)__builtin_clzll(deleted));
-    bits = (bits & below) | ((bits >> 1) & ~below);
-    deleted &= below;
+/* The canonical cell of a fragment whose bits are words[0 .. n_bits), the
+ * bits after them 0 to a whole word: NONE, ALL, or a PARTIAL whose
+ * containers are built from the words directly (no bytes in between). The
+ * bitmap is built first and counted on the way: only a full one, ALL, is
+ * built for nothing. */
+static lfa_status to_cell(lfa_cell *out, const uint64_t *words, uint64_t n_bits, lfa_error *err) {
+  uint64_t total = 0;
+  *out = (lfa_cell){LFA_CELL_PARTIAL, NULL};
+  lfa_status st = lfa_bits_to_bitmap(&out->rows, &total, words, n_bits, err);
+  if (st != LFA_OK || total == 0 || total == n_bits) {
+    lfa_bitmap_free(out->rows);
+    *out = (lfa_cell){st == LFA_OK && total == n_bits ? LFA_CELL_ALL : LFA_CELL_NONE, NULL};
   }
-  return bits;
-}
-
-/* ---- a filled bit array as a cell --------------------------------------------------------- */
-
-static uint32_t popcount_chunk(const uint8_t *bits, size_t len) {
-  uint32_t n = 0;
-  for (size_t i = 0; i < len; i += 8) n += (uint32_t)__builtin_popcountll(load64(bits + i));
-  return n;
-}
-
-/* The values of one chunk, ascending, as u16 little-endian. */
-static void write_array(uint8_t *out, const uint8_t *bits, size_t len) {
-  for (size_t i = 0; i < len; i += 8)
-    for (uint64_t w = load64(bits + i); w != 0; w &= w - 1) {
-      uint32_t v = (uint32_t)(i * 8) + (uint32_t)__builtin_ctzll(w);
-      out[0] = (uint8_t)v, out[1] = (uint8_t)(v >> 8), out += 2;
-    }
-}
-
-/* The portable no-run bytes (lfa/roaring_layout.h) of the chunks with a
- * value, each as an array or a bitset as its cardinality says. */
-static void write_portable(uint8_t *out, const uint8_t *bits, size_t len, const uint32_t *cards, size_t chunks,
-                           uint32_t containers) {
-  lfa_roaring_writer w;
-  lfa_roaring_writer_start(&w, out, containers);
-  for (size_t c = 0; c < chunks; c++) {
-    if (cards[c] == 0) continue;
-    size_t at = c * CHUNK_BYTES, span = len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES;
-    uint8_t *body = lfa_roaring_writer_container(&w, (uint32_t)c, cards[c]);
-    if (cards[c] <= LFA_ROARING_ARRAY_MAX) {
-      write_array(body, bits + at, span);
-    } else { /* a bitset's bytes are the chunk's bits, LSB-first */
-      memcpy(body, bits + at, span);
-      memset(body + span, 0, CHUNK_BYTES - span);
-    }
-  }
-}
-
-/* The canonical cell of a fragment whose bits are `bits` [0, n_bits), the
- * bytes after them zero up to a multiple of 8: NONE, ALL, or a PARTIAL
- * built from its portable bytes in one copy. */
-static lfa_status to_cell(lfa_cell *out, const uint8_t *bits, uint64_t n_bits, lfa_error *err) {
-  size_t len = (size_t)((n_bits + 63) / 64 * 8), chunks = (len + CHUNK_BYTES - 1) / CHUNK_BYTES;
-  uint32_t *cards = malloc(chunks * sizeof *cards);
-  if (cards == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  uint64_t total = 0, body = 0;
-  uint32_t containers = 0;
-  for (size_t c = 0; c < chunks; c++) {
-    size_t at = c * CHUNK_BYTES;
-    cards[c] = popcount_chunk(bits + at, len - at < CHUNK_BYTES ? len - at : CHUNK_BYTES);
-    total += cards[c];
-    containers += cards[c] > 0;
-    body += cards[c] == 0 ? 0 : lfa_roaring_body_bytes(cards[c]);
-  }
-  uint64_t bytes = lfa_roaring_no_run_bytes(containers, body);
-  *out = (lfa_cell){total == 0 ? LFA_CELL_NONE : total == n_bits ? LFA_CELL_ALL : LFA_CELL_PARTIAL, NULL};
-  uint8_t *portable = out->kind == LFA_CELL_PARTIAL ? malloc((size_t)bytes) : NULL;
-  lfa_status st = LFA_OK;
-  if (out->kind == LFA_CELL_PARTIAL && portable == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (portable != NULL) {
-    write_portable(portable, bits, len, cards, chunks, containers);
-    out->rows = roaring_bitmap_portable_deserialize_safe((const char *)portable, (size_t)bytes);
-    if (out->rows == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build a bitmap of %llu values",
-                                         (unsigned long long)total);
-  }
-  if (st != LFA_OK) out->kind = LFA_CELL_NONE;
-  free(portable);
-  free(cards);
   return st;
 }
 
 /* ---- the new fragments, filled one after the other -------------------------------------- */
 
+/* The group's live bits stream into `bits`, the new fragment being filled
+ * at its start. A chunk of old bits may run past that fragment's end (by
+ * less than a chunk): the overflow moves down to start the next one. */
 typedef struct sink {
   lfa_cell *out;
   const uint64_t *rows;
   size_t n;
-  size_t k;      /* the new fragment being filled */
-  uint64_t pos;  /* its rows filled so far */
-  uint8_t *bits; /* its bits, PAD spare bytes, zero where not yet filled */
+  size_t k;        /* the new fragment being filled */
+  uint64_t pos;    /* bits in `bits`: its rows so far, and any overflow */
+  uint64_t *bits;  /* the most rows of a new fragment + a chunk + 2 words; bits from pos on undefined */
+  uint64_t *spare; /* a chunk + 2 words: the overflow, moved */
 } sink;
 
-static lfa_status sink_finish(sink *s, lfa_error *err) {
-  lfa_status st = to_cell(&s->out[s->k], s->bits, s->rows[s->k], err);
-  memset(s->bits, 0, (size_t)(s->rows[s->k] / 8) + PAD);
-  s->k++, s->pos = 0;
+/* Bits [from, from + n) of `src` to the start of `dst` (n <= one chunk). */
+static void take_bits(uint64_t *dst, const uint64_t *src, uint64_t from, uint64_t n) {
+  size_t words = (size_t)((n + 63) / 64), i0 = (size_t)(from / 64);
+  unsigned shift = (unsigned)(from % 64);
+  for (size_t i = 0; i < words; i++)
+    dst[i] = shift == 0 ? src[i0 + i] : src[i0 + i] >> shift | src[i0 + i + 1] << (64 - shift);
+  if (words > 0) dst[words - 1] &= low_bits((unsigned)(n - 64 * (uint64_t)(words - 1)));
+}
+
+/* Every full new fragment becomes its cell; the overflow starts the next. */
+static lfa_status sink_drain(sink *s, lfa_error *err) {
+  lfa_status st = LFA_OK;
+  while (st == LFA_OK && s->k < s->n && s->pos >= s->rows[s->k]) {
+    uint64_t rows = s->rows[s->k], over = s->pos - rows;
+    take_bits(s->spare, s->bits, rows, over);
+    if (rows % 64 != 0) s->bits[rows / 64] &= low_bits((unsigned)(rows % 64));
+    st = to_cell(&s->out[s->k], s->bits, rows, err);
+    memcpy(s->bits, s->spare, (size_t)((over + 63) / 64) * 8);
+    s->pos = over, s->k++;
+  }
   return st;
 }
 
-typedef enum fill { ZEROS, ONES, BITS } fill;
-
-/* The next n live rows of the group: unassigned, assigned, or (BITS, n <=
- * 64) the low n bits of v. A new fragment that fills up becomes its cell
- * and the next one starts (check_shape made the totals equal). */
-static lfa_status sink_put(sink *s, fill how, uint64_t v, uint64_t n, lfa_error *err) {
+/* The next n live rows of the group, all unassigned or all assigned. */
+static lfa_status sink_fill(sink *s, bool assigned, uint64_t n, lfa_error *err) {
   lfa_status st = LFA_OK;
-  while (st == LFA_OK && n > 0) {
+  while (st == LFA_OK && n > 0 && s->k < s->n) {
     uint64_t room = s->rows[s->k] - s->pos, take = n < room ? n : room;
-    if (how == ONES) lfa_bits_set_range(s->bits, s->pos, take);
-    if (how == BITS && v != 0) write_bits(s->bits, s->pos, v & low_bits((unsigned)take), (unsigned)take);
-    if (how == BITS) v = take < 64 ? v >> take : 0;
-    s->pos += take, n -= take;
-    if (s->pos == s->rows[s->k]) st = sink_finish(s, err);
+    lfa_bits_append_fill(s->bits, &s->pos, assigned, take);
+    n -= take;
+    st = sink_drain(s, err);
   }
   return st;
 }
 
 /* ---- the group ------------------------------------------------------------------------------- */
 
-/* [FA-REMAP-1] A partial old fragment, 64 offsets at a time: the bits of
- * its live offsets, in order (deleted ones squeezed out). */
-static lfa_status put_partial(sink *s, uint64_t rows, const uint8_t *bits, const uint8_t *gone, lfa_error *err) {
+enum { CHUNK_BITS = CHUNK_BYTES * 8, CHUNK_WORDS = CHUNK_BYTES / 8 };
+
+/* [FA-REMAP-1] A partial old fragment, one chunk of 2^16 offsets at a
+ * time, the state and deletion words read in place: the bits of its live
+ * offsets, in order, deleted ones compacted out word by word. */
+static lfa_status put_partial(sink *s, const lfa_remap_source *src, uint64_t *scratch, lfa_error *err) {
+  const lfa_fragment *f = src->fragment;
+  lfa_bits_chunks bits, gone;
+  lfa_bits_chunks_start(&bits, src->cell->rows), lfa_bits_chunks_start(&gone, f->deleted);
   lfa_status st = LFA_OK;
-  for (uint64_t at = 0; st == LFA_OK && at < rows; at += 64) {
-    unsigned valid = rows - at < 64 ? (unsigned)(rows - at) : 64;
-    uint64_t word = load64(bits + at / 8) & low_bits(valid);
-    uint64_t deleted = gone != NULL ? load64(gone + at / 8) & low_bits(valid) : 0;
-    uint64_t live = valid - (unsigned)__builtin_popcountll(deleted);
-    if (deleted != 0 && word != 0) word = squeeze(word, deleted);
-    st = sink_put(s, word != 0 ? BITS : ZEROS, word, live, err);
+  for (uint64_t at = 0; st == LFA_OK && at < f->physical_rows; at += CHUNK_BITS) {
+    uint32_t key = (uint32_t)(at / CHUNK_BITS);
+    uint64_t n = f->physical_rows - at < CHUNK_BITS ? f->physical_rows - at : CHUNK_BITS;
+    const uint64_t *b = lfa_bits_chunk(&bits, key, scratch), *d = lfa_bits_chunk(&gone, key, scratch + CHUNK_WORDS);
+    lfa_bits_append_live(s->bits, &s->pos, b, d, n);
+    st = sink_drain(s, err);
   }
   return st;
 }
 
-/* Bit arrays for one old fragment: its assigned and its deleted offsets. */
-typedef struct scratch {
-  uint8_t *bits, *gone;
-} scratch;
-
 /* One old fragment into the stream. ALL and NONE need no bits: their live
  * rows are assigned (or not) wherever they land. */
-static lfa_status put_old(sink *s, const lfa_remap_source *src, const scratch *x, lfa_error *err) {
+static lfa_status put_old(sink *s, const lfa_remap_source *src, uint64_t *scratch, lfa_error *err) {
   const lfa_fragment *f = src->fragment;
-  if (src->cell->kind == LFA_CELL_NONE) return sink_put(s, ZEROS, 0, lfa_fragment_live_rows(f), err);
-  if (src->cell->kind == LFA_CELL_ALL) return sink_put(s, ONES, 0, lfa_fragment_live_rows(f), err);
-  size_t len = (size_t)(f->physical_rows / 8 + (f->physical_rows % 8 != 0));
-  bool deletions = f->deleted != NULL && !roaring_bitmap_is_empty(f->deleted);
-  lfa_status st = lfa_bits_from_bitmap(x->bits, len, f->physical_rows, src->cell->rows, err);
-  if (st == LFA_OK && deletions) st = lfa_bits_from_bitmap(x->gone, len, f->physical_rows, f->deleted, err);
-  return st == LFA_OK ? put_partial(s, f->physical_rows, x->bits, deletions ? x->gone : NULL, err) : st;
+  if (src->cell->kind != LFA_CELL_PARTIAL)
+    return sink_fill(s, src->cell->kind == LFA_CELL_ALL, lfa_fragment_live_rows(f), err);
+  return put_partial(s, src, scratch, err);
 }
 
 lfa_status lfa_remap_group(lfa_cell *out, const uint64_t *new_rows, size_t n_new, const lfa_remap_source *old,
@@ -294,20 +218,16 @@ lfa_status lfa_remap_group(lfa_cell *out, const uint64_t *new_rows, size_t n_new
   for (size_t k = 0; k < n_new; k++) out[k] = (lfa_cell){LFA_CELL_NONE, NULL};
   lfa_status st = check_shape(new_rows, n_new, old, n_old, err);
   if (st != LFA_OK) return st;
-  uint64_t most_new = 0, most_old = 0;
+  uint64_t most_new = 0;
   for (size_t k = 0; k < n_new; k++) most_new = new_rows[k] > most_new ? new_rows[k] : most_new;
-  for (size_t i = 0; i < n_old; i++)
-    if (old[i].cell->kind == LFA_CELL_PARTIAL && old[i].fragment->physical_rows > most_old)
-      most_old = old[i].fragment->physical_rows;
-  sink s = {out, new_rows, n_new, 0, 0, calloc((size_t)(most_new / 8) + PAD, 1)};
-  scratch x = {NULL, NULL};
-  if (most_old > 0) x.bits = calloc((size_t)(most_old / 8) + PAD, 1), x.gone = calloc((size_t)(most_old / 8) + PAD, 1);
-  if (s.bits == NULL || (most_old > 0 && (x.bits == NULL || x.gone == NULL)))
-    st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t i = 0; st == LFA_OK && i < n_old; i++) st = put_old(&s, &old[i], &x, err);
+  sink s = {out, new_rows, n_new, 0, 0, calloc((size_t)((most_new + CHUNK_BITS) / 64) + 2, 8),
+            calloc(CHUNK_WORDS + 2, 8)};
+  uint64_t *scratch = malloc(2 * (size_t)CHUNK_BYTES);
+  if (s.bits == NULL || s.spare == NULL || scratch == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; st == LFA_OK && i < n_old; i++) st = put_old(&s, &old[i], scratch, err);
   free(s.bits);
-  free(x.bits);
-  free(x.gone);
+  free(s.spare);
+  free(scratch);
   for (size_t k = 0; st != LFA_OK && k < n_new; k++) {
     lfa_bitmap_free(out[k].rows);
     out[k] = (lfa_cell){LFA_CELL_NONE, NULL};

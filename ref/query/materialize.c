@@ -2,7 +2,8 @@
  * (lfa/materialize.h). Implements FA-EXPR-5 for a scan that wants one
  * Boolean per physical offset.
  *
- * The bit arrays themselves are built by lfa/bits.h.
+ * The bit arrays themselves are built by lfa/bits.h, the deleted offsets
+ * cleared in the same pass that writes the state.
  */
 #include "lfa/materialize.h"
 
@@ -45,15 +46,15 @@ lfa_status lfa_assigned_bits(uint8_t *out, size_t out_len, const lfa_snapshot *s
   const Lance__Table__DataFragment *f = snap->file.manifest->fragments[fragment_index];
   if ((st = lfa_bits_check_len(out_len, f->physical_rows, err)) != LFA_OK || out_len == 0) return st;
   const lfa_fragment_assignment *e = entry_of(&snap->tracked[tracked_index], f->id);
+  const roaring_bitmap_t *deleted = snap->deleted != NULL ? snap->deleted[fragment_index] : NULL;
   if (e == NULL) {
     memset(out, 0, out_len);
-  } else if (e->all) {
-    lfa_bits_fill(out, out_len, f->physical_rows, true);
-  } else {
-    st = lfa_bits_from_bitmap(out, out_len, f->physical_rows, e->rows, err);
+    return LFA_OK;
   }
-  const roaring_bitmap_t *deleted = snap->deleted != NULL ? snap->deleted[fragment_index] : NULL;
-  if (st == LFA_OK && e != NULL && deleted != NULL)
-    st = lfa_bits_clear_bitmap(out, out_len, f->physical_rows, deleted, err);
-  return st;
+  if (e->all && (deleted == NULL || roaring_bitmap_is_empty(deleted))) {
+    lfa_bits_fill(out, out_len, f->physical_rows, true);
+    return LFA_OK;
+  }
+  /* the state and the deletion mask in one pass (an entry is all or has rows) */
+  return lfa_bits_live(out, out_len, f->physical_rows, e->all ? NULL : e->rows, deleted, err);
 }

@@ -19,6 +19,7 @@
 #include "lfa/dataset.h"
 #include "lfa/flags.h"
 #include "lfa/fs.h"
+#include "lfa/hash.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/load.h"
@@ -103,22 +104,62 @@ static lfa_status address_row(size_t *frag, uint32_t *offset, const lfa_table *t
   return LFA_OK;
 }
 
-/* [FA-TXN-10] the live row with stable row id `id`. */
-static lfa_status row_id_row(size_t *frag, uint32_t *offset, const lfa_table *t, uint64_t id, lfa_error *err) {
-  for (size_t i = 0; i < t->n_fragments; i++) {
-    const lfa_fragment *f = &t->fragments[i];
-    for (uint64_t k = 0; f->row_ids != NULL && k < f->physical_rows; k++)
-      if (f->row_ids[k] == id && lfa_fragment_is_live(f, (uint32_t)k)) {
-        *frag = i, *offset = (uint32_t)k;
-        return LFA_OK;
-      }
+/* One row named by its stable row id, and where its first live row is. */
+typedef struct named_id {
+  uint64_t id;
+  size_t frag;
+  uint32_t offset;
+  bool found;
+} named_id;
+
+static bool same_id(const void *item, const void *key) { return ((const named_id *)item)->id == *(const uint64_t *)key; }
+
+/* [FA-TXN-10] the live rows with the stable row ids `ids`: the named ids
+ * go into a hash table and every row id of the table is looked up in it
+ * once, so naming n rows of a table of R rows costs O(R + n), not O(R n).
+ * The first live row of an id is its row, in fragment and offset order. */
+static lfa_status find_ids(named_id *out, lfa_hash *h, const lfa_table *t, const uint64_t *ids, size_t n, lfa_error *err) {
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < n; k++) {
+    out[k] = (named_id){ids[k], 0, 0, false};
+    if (lfa_hash_find(h, lfa_hash_u64(LFA_HASH_START, ids[k]), same_id, &ids[k]) == NULL)
+      st = lfa_hash_add(h, lfa_hash_u64(LFA_HASH_START, ids[k]), &out[k], LFA_ONTO_ROWS_MAX, err);
   }
-  return lfa_fail(err, LFA_ERR_USAGE, "FA-TXN-10", "row id %" PRIu64 " names no live row of version %" PRIu64, id,
-                  t->version);
+  for (size_t i = 0; st == LFA_OK && i < t->n_fragments; i++) {
+    const lfa_fragment *f = &t->fragments[i];
+    for (uint64_t r = 0; f->row_ids != NULL && r < f->physical_rows; r++) {
+      named_id *s = lfa_hash_find(h, lfa_hash_u64(LFA_HASH_START, f->row_ids[r]), same_id, &f->row_ids[r]);
+      if (s != NULL && !s->found && lfa_fragment_is_live(f, (uint32_t)r)) s->frag = i, s->offset = (uint32_t)r, s->found = true;
+    }
+  }
+  for (size_t k = 0; st == LFA_OK && k < n; k++) {
+    const named_id *s = lfa_hash_find(h, lfa_hash_u64(LFA_HASH_START, ids[k]), same_id, &ids[k]);
+    if (!s->found)
+      st = lfa_fail(err, LFA_ERR_USAGE, "FA-TXN-10", "row id %" PRIu64 " names no live row of version %" PRIu64,
+                    ids[k], t->version);
+    else out[k] = *s;
+  }
+  return st;
+}
+
+/* Each named row's fragment and offset, in the request's order. */
+static lfa_status locate_rows(named_id *at, const onto *o, lfa_error *err) {
+  const lfa_onto_request *q = o->req;
+  if (q->by_row_id) {
+    lfa_hash h = {0};
+    lfa_status st = find_ids(at, &h, &o->head, q->rows, q->n_rows, err);
+    lfa_hash_free(&h);
+    return st;
+  }
+  lfa_status st = LFA_OK;
+  for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++)
+    st = address_row(&at[k].frag, &at[k].offset, &o->head, q->rows[k], err);
+  return st;
 }
 
 /* Gives the fragments holding a named row their mutation keys (the row's
- * address or row id: the name the caller used) and lists them in o->keys. */
+ * address or row id: the name the caller used), each fragment's once, and
+ * lists them in o->keys. */
 static lfa_status name_rows(onto *o, lfa_error *err) {
   const lfa_onto_request *q = o->req;
   if (q->n_rows == 0) return lfa_fail(err, LFA_ERR_USAGE, "FA-INVAL-2", "no rows to invalidate");
@@ -126,21 +167,24 @@ static lfa_status name_rows(onto *o, lfa_error *err) {
     return lfa_fail(err, LFA_ERR_LIMIT, NULL, "%zu rows named; at most %u per commit", q->n_rows, LFA_ONTO_ROWS_MAX);
   if (q->by_row_id && !o->head.stable_row_ids)
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "row ids name rows only with stable row ids; this table uses row addresses");
-  if ((o->keys = malloc(q->n_rows * sizeof *o->keys)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t k = 0; k < q->n_rows; k++) {
-    size_t i = 0;
-    uint32_t at = 0;
-    lfa_status st = q->by_row_id ? row_id_row(&i, &at, &o->head, q->rows[k], err)
-                                 : address_row(&i, &at, &o->head, q->rows[k], err);
-    if (st != LFA_OK) return st;
-    lfa_fragment *f = &o->head.fragments[i];
-    if (f->keys == NULL && (f->keys = calloc(f->physical_rows + 1, sizeof *f->keys)) == NULL)
-      return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-    for (uint64_t r = 0; r < f->physical_rows; r++)
-      f->keys[r] = q->by_row_id ? f->row_ids[r] : (f->id << 32) | r;
+  named_id *at = calloc(q->n_rows, sizeof *at);
+  if (at == NULL || (o->keys = malloc(q->n_rows * sizeof *o->keys)) == NULL) {
+    free(at);
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  }
+  lfa_status st = locate_rows(at, o, err);
+  for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++) {
+    lfa_fragment *f = &o->head.fragments[at[k].frag];
+    if (f->keys == NULL) {
+      if ((f->keys = calloc(f->physical_rows + 1, sizeof *f->keys)) == NULL)
+        st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+      for (uint64_t r = 0; st == LFA_OK && r < f->physical_rows; r++)
+        f->keys[r] = q->by_row_id ? f->row_ids[r] : (f->id << 32) | r;
+    }
     o->keys[k] = q->rows[k];
   }
-  return LFA_OK;
+  free(at);
+  return st;
 }
 
 /* ---- 3. the model: N's state and transaction --------------------------------------- */
