@@ -28,4 +28,24 @@ static inline roaring_bitmap_t *tu_random_set(uint64_t *rng, uint64_t limit) {
   return b;
 }
 
+/* Each value below `limit` in the set with probability `density` (0 .. 1),
+ * as a random column of that density holds it; run-optimized half the
+ * time, and half of those as a copy-on-write copy, whose containers are
+ * shared (the form a bitmap shared by two versions takes). */
+static inline roaring_bitmap_t *tu_density_set(uint64_t *rng, uint64_t limit, double density) {
+  roaring_bitmap_t *b = roaring_bitmap_create();
+  uint64_t cut = (uint64_t)(density * 18446744073709551615.0);
+  for (uint64_t o = 0; o < limit; o++)
+    if (density >= 1 || tu_rand(rng) < cut) roaring_bitmap_add(b, (uint32_t)o);
+  uint64_t form = tu_rand(rng) % 4;
+  if (form >= 2) roaring_bitmap_run_optimize(b);
+  if (form == 3) {
+    roaring_bitmap_set_copy_on_write(b, true);
+    roaring_bitmap_t *shared = roaring_bitmap_copy(b);
+    roaring_bitmap_free(b);
+    b = shared;
+  }
+  return b;
+}
+
 #endif

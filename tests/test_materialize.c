@@ -115,6 +115,40 @@ static void test_FA_EXPR_5_random_bits_match_the_plain_loop(void **state) {
   }
 }
 
+/* [FA-EXPR-5] The one-pass fill (state and deletion mask together,
+ * lfa_bits_live) against the plain loop, at the state's densities 0 ..
+ * 100% (NULL: an all_assigned entry) and deletions of 0%, 1%, 10%, 50% and
+ * more, over bit counts that end inside a word, a byte and a container,
+ * containers of every kind, shared ones too. */
+static void test_FA_EXPR_5_live_bits_at_every_density(void **state) {
+  (void)state;
+  static const double density[] = {-1, 0, 0.001, 0.1, 0.5, 0.9, 1}, deleted[] = {0, 0.01, 0.1, 0.5, 0.95};
+  uint64_t rng = 0x11FE0B175ULL;
+  for (size_t d = 0; d < sizeof density / sizeof density[0]; d++)
+    for (size_t x = 0; x < sizeof deleted / sizeof deleted[0]; x++) {
+      uint64_t n_bits = 1 + tu_rand(&rng) % (3 * 65536 + 100);
+      roaring_bitmap_t *assigned = density[d] < 0 ? NULL : tu_density_set(&rng, n_bits + 70, density[d]);
+      roaring_bitmap_t *gone = deleted[x] > 0 ? tu_density_set(&rng, n_bits + 70, deleted[x]) : NULL;
+      size_t len = (size_t)(n_bits / 8 + (n_bits % 8 != 0));
+      uint8_t *out = malloc(len);
+      assert_non_null(out);
+      memset(out, 0x5A, len); /* overwritten, never read */
+      lfa_error err = {0};
+      assert_ok(lfa_bits_live(out, len, n_bits, assigned, gone, &err), &err);
+      for (uint64_t o = 0; o < 8 * (uint64_t)len; o++) {
+        bool want = o < n_bits && (assigned == NULL || roaring_bitmap_contains(assigned, (uint32_t)o)) &&
+                    (gone == NULL || !roaring_bitmap_contains(gone, (uint32_t)o));
+        if ((bool)(out[o / 8] >> (o % 8) & 1) != want)
+          fail_msg("density %g, deleted %g: bit %llu of %llu is %d, the plain loop says %d", density[d], deleted[x],
+                   (unsigned long long)o, (unsigned long long)n_bits, !want, want);
+      }
+      assert_status(lfa_bits_live(out, len + 1, n_bits, assigned, gone, &err), LFA_ERR_USAGE, &err);
+      free(out);
+      lfa_bitmap_free(assigned);
+      lfa_bitmap_free(gone);
+    }
+}
+
 /* ---- a snapshot written by the reference writer ------------------------------------------- */
 
 static const lfa_new_field SCHEMA[] = {
@@ -202,6 +236,7 @@ int main(void) {
       cmocka_unit_test(test_bits_past_the_end_are_dropped),
       cmocka_unit_test(test_bits_clear),
       cmocka_unit_test(test_FA_EXPR_5_random_bits_match_the_plain_loop),
+      cmocka_unit_test(test_FA_EXPR_5_live_bits_at_every_density),
       cmocka_unit_test(test_FA_EXPR_5_fragments_of_a_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
+#include "lfa/bits.h"
 #include "lfa/remap.h"
 
 /* An old fragment of `rows` rows with deleted offsets `del` (n_del). */
@@ -302,6 +303,151 @@ static void test_FA_REMAP_1_random_groups_fast_matches_plain(void **state) {
   for (int i = 0; i < 300; i++) one_random_group(&rng);
 }
 
+/* Both remaps on one group; the fast one must give the plain one's cells. */
+static void assert_same_remap(const lfa_remap_source *old, size_t n_old, const uint64_t *rows, size_t n_new,
+                              const char *what) {
+  enum { MAX_NEW = 16 };
+  lfa_cell out[MAX_NEW], want[MAX_NEW];
+  lfa_error err = {0};
+  assert_true(n_new <= MAX_NEW);
+  assert_ok(lfa_remap_group_plain(want, rows, n_new, old, n_old, &err), &err);
+  assert_ok(lfa_remap_group(out, rows, n_new, old, n_old, &err), &err);
+  for (size_t k = 0; k < n_new; k++) {
+    if (out[k].kind != want[k].kind) fail_msg("%s: new fragment %zu: kind %d, plain %d", what, k, out[k].kind, want[k].kind);
+    if (want[k].kind == LFA_CELL_PARTIAL && !roaring_bitmap_equals(out[k].rows, want[k].rows))
+      fail_msg("%s: new fragment %zu of %llu rows differs from the plain remap", what, k, (unsigned long long)rows[k]);
+  }
+  free_cells(out, n_new);
+  free_cells(want, n_new);
+}
+
+/* [FA-REMAP-1] The word by word compaction at every density of the state
+ * and of the deletions the benchmark measures and beyond (0.1% .. every
+ * row), deletions scattered, in runs, or every other row, each old
+ * fragment over several containers and new fragments cut at offsets that
+ * are not multiples of 64 or of 65536: the fast remap gives exactly the
+ * plain loop's cells. */
+static void test_FA_REMAP_1_densities_and_deletion_patterns(void **state) {
+  (void)state;
+  static const double density[] = {0, 0.001, 0.01, 0.1, 0.5, 0.9, 0.999, 1};
+  static const double deleted[] = {0, 0.001, 0.01, 0.1, 0.5, 0.99};
+  enum { N_OLD = 3 };
+  uint64_t rng = 0xC0FFEE5EEDULL;
+  for (size_t d = 0; d < sizeof density / sizeof density[0]; d++)
+    for (size_t x = 0; x < sizeof deleted / sizeof deleted[0] + 2; x++) {
+      lfa_fragment frag[N_OLD];
+      lfa_cell cell[N_OLD];
+      lfa_remap_source old[N_OLD];
+      uint64_t live = 0;
+      for (size_t i = 0; i < N_OLD; i++) {
+        uint64_t rows = 65536 + 1 + tu_rand(&rng) % 140000;
+        memset(&frag[i], 0, sizeof frag[i]);
+        frag[i].physical_rows = rows;
+        if (x < sizeof deleted / sizeof deleted[0]) { /* scattered */
+          frag[i].deleted = deleted[x] > 0 ? tu_density_set(&rng, rows, deleted[x]) : NULL;
+        } else if (x == sizeof deleted / sizeof deleted[0]) { /* in runs */
+          frag[i].deleted = roaring_bitmap_create();
+          for (uint64_t at = tu_rand(&rng) % 700; at < rows; at += 1000 + tu_rand(&rng) % 5000)
+            roaring_bitmap_add_range(frag[i].deleted, at, at + 1 + tu_rand(&rng) % 600 < rows ? at + 1 + tu_rand(&rng) % 600 : rows);
+        } else { /* every other row */
+          frag[i].deleted = roaring_bitmap_create();
+          for (uint64_t at = 1; at < rows; at += 2) roaring_bitmap_add(frag[i].deleted, (uint32_t)at);
+        }
+        cell[i] = (lfa_cell){LFA_CELL_PARTIAL, tu_density_set(&rng, rows, density[d])};
+        old[i] = (lfa_remap_source){&frag[i], &cell[i]};
+        live += lfa_fragment_live_rows(&frag[i]);
+      }
+      uint64_t rows[8];
+      size_t n_new = 0;
+      for (uint64_t left = live; left > 0; n_new++) {
+        uint64_t take = n_new == 7 ? left : 1 + tu_rand(&rng) % (left < 100000 ? left : 100000);
+        rows[n_new] = take, left -= take;
+      }
+      char what[96];
+      snprintf(what, sizeof what, "density %g, deletion pattern %zu", density[d], x);
+      assert_same_remap(old, N_OLD, rows, n_new, what);
+      for (size_t i = 0; i < N_OLD; i++) {
+        lfa_bitmap_free(cell[i].rows);
+        lfa_fragment_free(&frag[i]);
+      }
+    }
+}
+
+/* [FA-REMAP-1] The word kernels themselves, against a bit by bit loop:
+ * lfa_bits_squeeze keeps a word's bits at its live offsets in order, and
+ * lfa_bits_append_live (pext where the CPU has it) and its portable
+ * _plain twin append exactly those bits at any starting bit, keeping the
+ * stream's bits below it and ignoring whatever was above it. */
+static void test_FA_REMAP_1_word_kernels_match_bit_loop(void **state) {
+  (void)state;
+  enum { WORDS = 40 };
+  uint64_t rng = 0xB1757EADULL;
+  for (int round = 0; round < 3000; round++) {
+    uint64_t bits[WORDS], gone[WORDS], n_bits = 1 + tu_rand(&rng) % (64 * (WORDS - 4)), start = tu_rand(&rng) % 200;
+    int dens = (int)(tu_rand(&rng) % 4); /* deletions: none, sparse, half, dense */
+    for (size_t i = 0; i < WORDS; i++) {
+      bits[i] = tu_rand(&rng);
+      uint64_t g = tu_rand(&rng);
+      gone[i] = dens == 0 ? 0 : dens == 1 ? g & tu_rand(&rng) & tu_rand(&rng) & tu_rand(&rng) : dens == 2 ? g : g | tu_rand(&rng);
+    }
+    bool with_gone = tu_rand(&rng) % 4 != 0;
+    uint64_t want[2 * WORDS + 8] = {0}, fast[2 * WORDS + 8], plain[2 * WORDS + 8];
+    for (size_t i = 0; i < 2 * WORDS + 8; i++) fast[i] = plain[i] = tu_rand(&rng); /* what is above *pos is ignored */
+    uint64_t head = tu_rand(&rng), pw = start;
+    for (uint64_t o = 0; o < start; o++) { /* the bits below the start are kept */
+      uint64_t b = head >> (o % 64) & 1;
+      want[o / 64] |= b << (o % 64);
+      fast[o / 64] = (fast[o / 64] & ~(UINT64_C(1) << (o % 64))) | b << (o % 64);
+      plain[o / 64] = (plain[o / 64] & ~(UINT64_C(1) << (o % 64))) | b << (o % 64);
+    }
+    for (uint64_t o = 0; o < n_bits; o++)
+      if (!with_gone || !(gone[o / 64] >> (o % 64) & 1)) want[pw / 64] |= (bits[o / 64] >> (o % 64) & 1) << (pw % 64), pw++;
+    uint64_t pf = start, pp = start;
+    lfa_bits_append_live(fast, &pf, bits, with_gone ? gone : NULL, n_bits);
+    lfa_bits_append_live_plain(plain, &pp, bits, with_gone ? gone : NULL, n_bits);
+    assert_int_equal(pf, pw);
+    assert_int_equal(pp, pw);
+    for (uint64_t o = 0; o < pw; o++) {
+      uint64_t w = want[o / 64] >> (o % 64) & 1;
+      if ((fast[o / 64] >> (o % 64) & 1) != w || (plain[o / 64] >> (o % 64) & 1) != w)
+        fail_msg("round %d: bit %llu of %llu (start %llu)", round, (unsigned long long)o, (unsigned long long)pw,
+                 (unsigned long long)start);
+    }
+    for (size_t i = 0; i < WORDS && with_gone; i++) {
+      uint64_t expect = 0, b = bits[i], g = gone[i];
+      for (unsigned o = 0, at = 0; o < 64; o++)
+        if (!(g >> o & 1)) expect |= (b >> o & 1) << at++;
+      assert_true(lfa_bits_squeeze(b, g) == expect);
+    }
+  }
+}
+
+/* A bit array back into a bitmap: every value, a bitset above 4096 values
+ * and an array below, and the count, against adding the bits one by one. */
+static void test_FA_REMAP_1_words_to_bitmap(void **state) {
+  (void)state;
+  uint64_t rng = 0x70B17A4ULL;
+  static const double density[] = {0, 0.0001, 0.03, 0.0625, 0.07, 0.5, 1};
+  for (size_t d = 0; d < sizeof density / sizeof density[0]; d++) {
+    uint64_t n_bits = 3 * 65536 + 1 + tu_rand(&rng) % 65535, n_words = (n_bits + 63) / 64, cut = (uint64_t)(density[d] * 1.8e19);
+    uint64_t *w = calloc(n_words, 8);
+    assert_non_null(w);
+    roaring_bitmap_t *want = roaring_bitmap_create();
+    for (uint64_t o = 0; o < n_bits; o++)
+      if (density[d] >= 1 || tu_rand(&rng) < cut) w[o / 64] |= UINT64_C(1) << (o % 64), roaring_bitmap_add(want, (uint32_t)o);
+    roaring_bitmap_t *got = NULL;
+    uint64_t count = 0;
+    lfa_error err = {0};
+    assert_ok(lfa_bits_to_bitmap(&got, &count, w, n_bits, &err), &err);
+    assert_true(roaring_bitmap_equals(got, want));
+    assert_int_equal(count, roaring_bitmap_get_cardinality(want));
+    assert_int_equal(lfa_bits_count(w, n_bits), count);
+    roaring_bitmap_free(got);
+    roaring_bitmap_free(want);
+    free(w);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_REMAP_1_two_fragments_by_hand),
@@ -313,6 +459,9 @@ int main(void) {
       cmocka_unit_test(test_FA_REMAP_1_rows_by_hand),
       cmocka_unit_test(test_FA_REMAP_2_rows_refused_before_visiting),
       cmocka_unit_test(test_FA_REMAP_1_random_groups_fast_matches_plain),
+      cmocka_unit_test(test_FA_REMAP_1_densities_and_deletion_patterns),
+      cmocka_unit_test(test_FA_REMAP_1_word_kernels_match_bit_loop),
+      cmocka_unit_test(test_FA_REMAP_1_words_to_bitmap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
