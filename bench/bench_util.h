@@ -146,12 +146,32 @@ static inline void bench_json_bool(bench_json *j, const char *key, bool value) {
   bench_json_raw(j, ", \"%s\": %s", key, value ? "true" : "false");
 }
 
+static inline void bench_target_end(bench_json *j) {
+  bench_json_raw(j, "}}");
+  puts(j->buf);
+  fflush(stdout);
+}
+
 /* The target fields: met is -1 for "no target" (null). */
 static inline void bench_json_target(bench_json *j, const char *target, int met, const char *reason) {
   bench_json_str(j, "target", target);
   if (met < 0) bench_json_raw(j, ", \"target_met\": null");
   else bench_json_bool(j, "target_met", met != 0);
   if (met == 0 && reason != NULL) bench_json_str(j, "reason", reason);
+}
+
+/* One line of the targets table (scripts/bench.sh, README Performance):
+ * {"bench": "targets", "target": NAME, "ratio": R, "threshold": T, "met": M,
+ * "detail": {"rows": N, ...}}. The caller writes the detail's other members with the
+ * bench_json_* calls between bench_target_begin and bench_target_end. */
+static inline void bench_target_begin(bench_json *j, const char *target, double ratio, double threshold, bool met,
+                                      uint64_t rows) {
+  bench_json_begin(j, "targets");
+  bench_json_str(j, "target", target);
+  bench_json_num(j, "ratio", ratio);
+  bench_json_num(j, "threshold", threshold);
+  bench_json_bool(j, "met", met);
+  bench_json_raw(j, ", \"detail\": {\"rows\": %" PRIu64, rows);
 }
 
 static inline void bench_json_end(bench_json *j) {

@@ -10,7 +10,9 @@
  * state, a per-row loop (roaring_bitmap_contains for each offset, as `lfa
  * eval` does) is timed as well. Best of several runs.
  *
- * Target: materialization at least half the speed of memcpy.
+ * Target (materialize_vs_memcpy): materialization at least half the speed of
+ * memcpy in every state, with 0%, 1% and 10% of the rows deleted; one
+ * "targets" line gives the worst state of each.
  *
  *   materialize [--smoke] [--fragments N] [--rows N]
  */
@@ -160,7 +162,7 @@ static bool spot_check(const fixture *x, uint64_t rows) {
   return true;
 }
 
-static bool run_state(const state *s, size_t n, uint64_t rows, bool smoke) {
+static bool run_state(double *ratio_out, const state *s, size_t n, uint64_t rows, bool smoke) {
   fixture x;
   build(&x, n, rows, s);
   int reps = smoke ? 1 : 5;
@@ -171,20 +173,14 @@ static bool run_state(const state *s, size_t n, uint64_t rows, bool smoke) {
   bool ok = spot_check(&x, rows);
   double t_naive = s->naive ? bench_time(op_naive, &x, 1, 0) : 0; /* over NAIVE_FRAGMENTS fragments */
   double total = (double)(rows * n), ratio = t_copy / t_ours;
+  *ratio_out = ratio;
   double naive_rows = (double)(rows * (n < NAIVE_FRAGMENTS ? n : NAIVE_FRAGMENTS));
   char why[640];
-  if (s->deleted > 0)
-    snprintf(why, sizeof why, "%.2f ms against %.2f ms for memcpy of %.1f MB: the deleted offsets (%.0f%% of the "
-             "rows, array containers) are cleared one bit at a time after the state is written, a second pass as "
-             "costly as the first. A scan emits live rows only, so a caller that drops deleted rows anyway can skip "
-             "that pass (the state alone runs at memcpy speed, see the rows without deletions)",
-             t_ours * 1e3, t_copy * 1e3, (double)x.total_bytes / 1e6, s->deleted * 100);
-  else
-    snprintf(why, sizeof why, "%.2f ms against %.2f ms for memcpy of %.1f MB: the partial bitmaps are read through "
-             "CRoaring's portable serialization (one copy into a scratch buffer) before their containers reach the "
-             "output; direct access to CRoaring's containers (not public in 0.2.66) or materializing from the "
-             "object bytes as read from storage would save that copy",
-             t_ours * 1e3, t_copy * 1e3, (double)x.total_bytes / 1e6);
+  snprintf(why, sizeof why, "%.2f ms against %.2f ms for memcpy of %.1f MB: %s", t_ours * 1e3, t_copy * 1e3,
+           (double)x.total_bytes / 1e6,
+           s->deleted > 0 ? "each chunk's state is written, then its deleted offsets cleared while it is in cache: "
+                            "an array of deletions costs one read-modify-write of a byte per deleted row"
+                          : "the chunks are written one container at a time, each fragment a call of its own");
   bench_json j;
   bench_json_begin(&j, "materialize");
   bench_json_str(&j, "state", s->name);
@@ -235,9 +231,32 @@ int main(int argc, char **argv) {
       {"clustered 50% (one run per fragment)", CLUSTERED, 0.5, 0, false},
       {"all_assigned, 1% deleted", ALL, 1, 0.01, false},
       {"random 50%, 1% deleted", RANDOM, 0.5, 0.01, false},
+      {"all_assigned, 10% deleted", ALL, 1, 0.1, false},
+      {"random 50%, 10% deleted", RANDOM, 0.5, 0.1, false},
+      {"random 0.1%, 10% deleted", RANDOM, 0.001, 0.1, false},
   };
   bool ok = true;
-  for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) ok = run_state(&states[i], n, rows, smoke) && ok;
+  double worst[3] = {1e300, 1e300, 1e300}; /* by deleted rows: 0, 1%, 10% */
+  const char *worst_state[3] = {NULL, NULL, NULL};
+  for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+    double r = 0;
+    ok = run_state(&r, &states[i], n, rows, smoke) && ok;
+    size_t g = states[i].deleted == 0 ? 0 : states[i].deleted < 0.05 ? 1 : 2;
+    if (r < worst[g]) worst[g] = r, worst_state[g] = states[i].name;
+  }
+  size_t g = worst[0] <= worst[1] && worst[0] <= worst[2] ? 0 : worst[1] <= worst[2] ? 1 : 2;
+  bench_json j;
+  bench_target_begin(&j, "materialize_vs_memcpy", worst[g], 0.5, worst[g] >= 0.5, rows * n);
+  bench_json_u64(&j, "fragments", n);
+  bench_json_str(&j, "ratio_def", "materialization speed / memcpy speed of the same output, worst state");
+  bench_json_num(&j, "deleted_0", worst[0]);
+  bench_json_num(&j, "deleted_1pct", worst[1]);
+  bench_json_num(&j, "deleted_10pct", worst[2]);
+  bench_json_str(&j, "worst_state", worst_state[g]);
+  if (worst[g] < 0.5)
+    bench_json_str(&j, "reason", "with deletions each deleted row of an array container is one byte cleared after the "
+                                 "chunk is written; a bitset of deletions would be one AND per word");
+  bench_target_end(&j);
   if (!ok) fprintf(stderr, "materialize: the output disagrees with FA-EXPR-5 at some row\n");
   return ok ? 0 : 1;
 }
