@@ -113,6 +113,19 @@ static void clear_tail(uint8_t *out, size_t out_len, uint64_t n_bits) {
 
 typedef enum bits_op { BITS_SET, BITS_CLEAR } bits_op;
 
+/* out[0 .. len) &= ~mask[0 .. len): a word at a time, the last bytes one
+ * by one (a bitset of deletions costs one AND per 64 rows). */
+static void clear_words(uint8_t *out, const uint8_t *mask, size_t len) {
+  size_t words = len / 8;
+  for (size_t i = 0; i < words; i++) {
+    uint64_t o, m;
+    memcpy(&o, out + 8 * i, 8), memcpy(&m, mask + 8 * i, 8);
+    o &= ~m;
+    memcpy(out + 8 * i, &o, 8);
+  }
+  for (size_t i = words * 8; i < len; i++) out[i] &= (uint8_t)~mask[i];
+}
+
 /* Sets or clears the values of one container, those below n_bits. For
  * BITS_SET the container's region must be zero beforehand. */
 static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const container *k, bits_op op) {
@@ -123,15 +136,15 @@ static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const
     size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
     if (op == BITS_SET) memcpy(out + at, k->data, span);
     else
-      for (size_t i = 0; i < span; i++) out[at + i] &= (uint8_t)~k->data[i];
+      clear_words(out + at, k->data, span);
   } else if (k->kind == LFA_ROARING_ARRAY) {
-    for (uint32_t i = 0; i < k->count; i++) {
-      uint64_t bit = base + u16_at(k->data + 2 * i);
-      if (bit >= n_bits) break; /* ascending: the rest are past it too */
-      uint8_t mask = (uint8_t)(1u << (bit % 8));
-      if (op == BITS_SET) out[bit / 8] |= mask;
-      else out[bit / 8] &= (uint8_t)~mask;
-    }
+    uint32_t n = k->count; /* ascending: those past n_bits are the last ones */
+    while (n > 0 && base + u16_at(k->data + 2 * (n - 1)) >= n_bits) n--;
+    const uint8_t *v = k->data;
+    if (op == BITS_SET)
+      for (uint32_t i = 0; i < n; i++) out[(base + u16_at(v + 2 * i)) / 8] |= (uint8_t)(1u << (u16_at(v + 2 * i) % 8));
+    else
+      for (uint32_t i = 0; i < n; i++) out[(base + u16_at(v + 2 * i)) / 8] &= (uint8_t)~(1u << (u16_at(v + 2 * i) % 8));
   } else {
     for (uint32_t i = 0; i < k->count; i++) {
       uint64_t from = base + u16_at(k->data + 4 * i), n = (uint64_t)u16_at(k->data + 4 * i + 2) + 1;
@@ -206,43 +219,69 @@ const uint64_t *lfa_bits_chunk(lfa_bits_chunks *c, uint32_t key, uint64_t *scrat
   return scratch;
 }
 
-/* [FA-EXPR-5] One chunk of `out` (span bytes): its state's words less its
- * deleted ones, in one pass. */
-static void put_live_chunk(uint8_t *out, size_t span, const uint64_t *bits, const uint64_t *deleted) {
-  if (bits == NULL) {
-    memset(out, 0, span);
-    return;
-  }
-  if (deleted == NULL) {
-    memcpy(out, bits, span);
-    return;
-  }
-  size_t words = span / 8;
-  for (size_t i = 0; i < words; i++) {
-    uint64_t v = bits[i] & ~deleted[i];
-    memcpy(out + 8 * i, &v, 8);
-  }
-  for (size_t b = words * 8; b < span; b++) out[b] = (uint8_t)(((const uint8_t *)bits)[b] & ~((const uint8_t *)deleted)[b]);
+/* The container of `w` at `key`, if it has one (keys asked ascending). */
+static bool walker_at(container *k, walker *w, uint32_t key) {
+  while (w->next < w->ra->size && w->ra->keys[w->next] < key) w->next++;
+  if (w->next >= w->ra->size || w->ra->keys[w->next] != key) return false;
+  container_at(k, w->ra, w->next++);
+  return true;
 }
 
+/* out = bits & ~mask (bits NULL: all ones), len bytes, a word at a time. */
+static void and_not_words(uint8_t *out, const uint8_t *bits, const uint8_t *mask, size_t len) {
+  size_t words = len / 8;
+  for (size_t i = 0; i < words; i++) {
+    uint64_t b = ~UINT64_C(0), m;
+    if (bits != NULL) memcpy(&b, bits + 8 * i, 8);
+    memcpy(&m, mask + 8 * i, 8);
+    b &= ~m;
+    memcpy(out + 8 * i, &b, 8);
+  }
+  for (size_t i = words * 8; i < len; i++) out[i] = (uint8_t)((bits != NULL ? bits[i] : 0xFF) & ~mask[i]);
+}
+
+/* One chunk of lfa_bits_live: `state` false is no value there; k NULL is
+ * every value (all_assigned); g the deleted offsets' container or NULL.
+ * Two bitsets, or all_assigned and a bitset, are one write-only pass. */
+static void put_chunk(uint8_t *o, size_t span, uint64_t chunk_bits, const container *k, bool state, const container *g) {
+  bool fused = g != NULL && g->kind == LFA_ROARING_BITSET && (k == NULL || k->kind == LFA_ROARING_BITSET);
+  if (!state) {
+    memset(o, 0, span);
+  } else if (fused) {
+    and_not_words(o, k == NULL ? NULL : k->data, g->data, span);
+    return;
+  } else if (k == NULL) {
+    memset(o, 0xFF, span);
+  } else if (k->kind == LFA_ROARING_BITSET) {
+    memcpy(o, k->data, span);
+  } else {
+    memset(o, 0, span);
+    apply_container(o, span, chunk_bits, k, BITS_SET);
+  }
+  if (g != NULL) apply_container(o, span, chunk_bits, g, BITS_CLEAR);
+}
+
+/* [FA-EXPR-5] Chunk by chunk: the state's container written over the
+ * chunk (a bitset copied, an array or runs set on zeros, all_assigned
+ * ones), then, while the chunk is still in cache, the deleted offsets'
+ * container cleared from it: one pass over the output, no scratch. */
 lfa_status lfa_bits_live(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                          const roaring_bitmap_t *deleted, lfa_error *err) {
   lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
   if (st != LFA_OK || out_len == 0) return st;
-  uint64_t *scratch = malloc(3 * (size_t)CHUNK_BYTES);
-  if (scratch == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  uint64_t *ones = scratch + 2 * (CHUNK_BYTES / 8);
-  memset(ones, 0xFF, CHUNK_BYTES);
-  lfa_bits_chunks b, d;
-  lfa_bits_chunks_start(&b, bitmap), lfa_bits_chunks_start(&d, deleted);
+  walker b, d;
+  if (bitmap != NULL) walker_open(&b, bitmap);
+  if (deleted != NULL) walker_open(&d, deleted);
   for (size_t at = 0; at < out_len; at += CHUNK_BYTES) {
     uint32_t key = (uint32_t)(at / CHUNK_BYTES);
     size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
-    const uint64_t *bits = bitmap == NULL ? ones : lfa_bits_chunk(&b, key, scratch);
-    const uint64_t *gone = bits == NULL ? NULL : lfa_bits_chunk(&d, key, scratch + CHUNK_BYTES / 8);
-    put_live_chunk(out + at, span, bits, gone);
+    uint64_t chunk_bits = n_bits - (uint64_t)at * 8 < (uint64_t)CHUNK_BYTES * 8 ? n_bits - (uint64_t)at * 8 : (uint64_t)CHUNK_BYTES * 8;
+    container k, g;
+    bool state = bitmap == NULL || walker_at(&k, &b, key);
+    bool gone = state && deleted != NULL && walker_at(&g, &d, key);
+    g.key = 0, k.key = 0; /* both applied from the chunk's first bit */
+    put_chunk(out + at, span, chunk_bits, bitmap == NULL ? NULL : &k, state, gone ? &g : NULL);
   }
-  free(scratch);
   clear_tail(out, out_len, n_bits);
   return LFA_OK;
 }
