@@ -3,6 +3,7 @@
 results.md (Markdown tables) and SVG plots, with the standard library only.
 
     python3 bench/report.py results.jsonl OUT_DIR
+    python3 bench/report.py --readme results.jsonl README.md   (the Performance table)
 
 Every line is one measurement (bench/bench_util.h). Targets are copied as
 the benchmarks judged them: this script never re-decides a target.
@@ -298,7 +299,78 @@ def targets_summary(rows):
     return "## Targets\n\n" + table(["benchmark", "target", "met", "missed"], body)
 
 
+# Every target of the issue the benchmarks answer, in the table's order, with
+# the direction its threshold is read in. A target no line of the run
+# carries is shown as "not measured", never dropped. alt_real_* stands for
+# one line per comparison interop/alt_real.mjs measures.
+TARGETS = [
+    ("remap_vs_memcpy", "<="), ("remap_vs_naive", ">="), ("materialize_vs_memcpy", ">="),
+    ("verify_newest_commit", None), ("verify_vs_lance", None), ("verify_vs_decode", None),
+    ("dump_memory_flat", None), ("alt_real_*", "<="),
+]
+TARGETS_BEGIN, TARGETS_END = "<!-- targets:begin -->", "<!-- targets:end -->"
+
+
+def short(text, limit=150):
+    text = (text or "").replace("|", "/").replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def target_row(r, sense):
+    d = r.get("detail") or {}
+    size = [f"{d['rows']:,} rows" if isinstance(d.get("rows"), int) else None,
+            d.get("state"), f"{d['fragments']} fragments" if d.get("fragments") else None]
+    bound = f"{sense} {ratio(r['threshold'])}" if sense else ratio(r["threshold"])
+    verdict = "met" if r["met"] else ("**lost**" if r["target"].startswith("alt_real_") else "**missed**")
+    why = "" if r["met"] else short(d.get("reason") or r.get("reason"))
+    model = d.get("model_ratio")
+    extra = f"model {ratio(model)}" if isinstance(model, (int, float)) else ""
+    return [f"`{r['target']}`", ratio(r["ratio"]), bound, verdict, ", ".join(x for x in size if x),
+            "; ".join(x for x in (extra, why) if x)]
+
+
+def targets_table(rows):
+    """The Performance table: every "targets" line, and every expected
+    target the run did not measure, with the reason the run gives."""
+    lines = [r for r in rows if r.get("bench") == "targets"]
+    skip = {r.get("program"): r.get("reason") for r in rows if r.get("bench") == "meta_skip"}
+    body = []
+    for name, sense in TARGETS:
+        if name.endswith("*"):
+            got = [r for r in lines if r["target"].startswith(name[:-1])]
+        else:
+            got = [r for r in lines if r["target"] == name]
+        for r in got:
+            body.append(target_row(r, sense))
+        if not got:
+            why = skip.get(name[:-2]) if name.endswith("_*") else None
+            body.append([f"`{name}`", "-", "-", "not measured", "-", why or "no line in this run"])
+    known = {n for n, _ in TARGETS}
+    for r in lines:  # a target this list does not name yet: shown all the same
+        if r["target"] not in known and not r["target"].startswith("alt_real_"):
+            body.append(target_row(r, None))
+    met_n = sum(1 for r in lines if r["met"])
+    head = f"{met_n} of {len(lines)} measured targets met.\n\n"
+    return head + table(["target", "measured", "threshold", "verdict", "size", "model / reason when missed"], body)
+
+
+def readme(src, path):
+    """Replaces the table between the targets markers of README.md."""
+    rows = load(src)
+    meta = next((r for r in rows if r.get("bench") == "meta"), {})
+    note = (f"Run {meta.get('date', '?')}, {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, load "
+            f"{meta.get('load', '?')}, commit {meta.get('commit', '?')}; `bench/results/results.jsonl`.\n\n")
+    with open(path) as f:
+        text = f.read()
+    a, b = text.index(TARGETS_BEGIN) + len(TARGETS_BEGIN), text.index(TARGETS_END)
+    with open(path, "w") as f:
+        f.write(text[:a] + "\n" + note + targets_table(rows) + text[b:])
+
+
 def main():
+    if sys.argv[1] == "--readme":
+        readme(sys.argv[2], sys.argv[3])
+        return
     src, out_dir = sys.argv[1], sys.argv[2]
     rows = load(src)
     meta = next((r for r in rows if r.get("bench") == "meta"), {})
@@ -312,7 +384,7 @@ def main():
     if times:
         md.append("Wall seconds per program: " + ", ".join(
             f"{t['program']}{(' ' + t['args']) if t['args'] else ''} {t['wall_seconds']}" for t in times) + ".\n")
-    md += [targets_summary(rows), remap_section(rows), design_section(rows), root_section(rows, out_dir),
+    md += ["## Targets of the run\n\n" + targets_table(rows), targets_summary(rows), remap_section(rows), design_section(rows), root_section(rows, out_dir),
            op_costs_section(rows),
            materialize_section(rows), decode_section(rows), hostile_section(rows), verify_section(rows, out_dir),
            missed_section(rows)]

@@ -70,6 +70,27 @@ import path from "node:path";
 
 import { HERE, lanceOf, parseArgs, runLfa } from "./lane_util.mjs";
 
+// The line of the targets table (bench/results/results.jsonl, the README's
+// Performance table) that an alt_real line makes: {"bench": "targets",
+// "target", "ratio", "threshold", "met", "detail": {sizes, values, model,
+// the reason when lost}}.
+function targetLine(r) {
+  const detail = { rows: r.rows, fragments: r.fragments, fragment_rows: r.fragment_rows, lance: r.lance,
+    state: r.state, measure: r.measure, ours: r.value, alternative: r.alt_value, unit: r.unit,
+    ratio_def: r.ratio_def, model_ratio: r.model_ratio ?? null };
+  if (!r.met) detail.reason = r.reason;
+  return { bench: "targets", target: r.target, ratio: r.ratio, threshold: r.threshold, met: r.met, detail };
+}
+
+// `--targets JSONL`: the targets lines of a results file's alt_real lines
+// (for a run's lines written before it emitted them itself).
+if (process.argv[2] === "--targets") {
+  const rows = fs.readFileSync(process.argv[3], "utf8").split("\n").filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l)).filter((r) => r.bench === "alt_real");
+  process.stdout.write(rows.map((r) => JSON.stringify(targetLine(r)) + "\n").join(""));
+  process.exit(0);
+}
+
 // `--markdown JSONL`: the alt_real lines of a results file as a Markdown
 // section (what scripts/bench.sh appends to results.md).
 if (process.argv[2] === "--markdown") {
@@ -453,7 +474,7 @@ function emit(measure, s, ours, alt, extra, why) {
   if (!met) line.reason = why();
   lines.push(line);
   // Each line as soon as it is measured: a run stopped early keeps its lines.
-  if (args.out) fs.appendFileSync(args.out, JSON.stringify(line) + "\n");
+  if (args.out) fs.appendFileSync(args.out, JSON.stringify(line) + "\n" + JSON.stringify(targetLine(line)) + "\n");
   log(`${line.target.padEnd(44)} ours ${String(ours).padStart(10)}  alt ${String(alt).padStart(10)}  ratio ${ratio.toPrecision(4)}  <= ${limit.toPrecision(3)} ${met ? "met" : "LOST"}`);
 }
 
@@ -612,6 +633,6 @@ fs.rmSync(baseDb, { recursive: true, force: true });
 await writeTable(baseDb, "t", null);
 log(`Lance ${LANCE}, ${ROWS} rows in ${ROWS / FRAG} fragments of ${FRAG}; base written`);
 for (const s of STATES.filter((x) => wanted.includes(x.key))) await runState(s, baseDb, model, mat);
-if (!args.out) process.stdout.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+if (!args.out) process.stdout.write(lines.map((l) => JSON.stringify(l) + "\n" + JSON.stringify(targetLine(l))).join("\n") + "\n");
 log(`${lines.length} lines in ${((performance.now() - T0) / 1000).toFixed(1)} s${broken ? "; AN INVARIANT BROKE" : ""}`);
 process.exit(broken ? 1 : 0);

@@ -33,9 +33,19 @@ if ! nice node interop/alt_real.mjs --release lance12 --lfa "$lfa" --work "$work
 fi
 python3 - "$work/lines.jsonl" <<'PY' || { cat "$work/log"; echo "alt_real smoke: FAILED (the lines above)"; exit 1; }
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+rows = [r for r in lines if r["bench"] == "alt_real"]
+targets = {r["target"]: r for r in lines if r["bench"] == "targets"}
 states = {r["state"] for r in rows}
 bad = []
+for r in rows:  # each comparison is a line of the targets table too, with the same verdict
+    t = targets.get(r["target"])
+    if t is None or (t["ratio"], t["threshold"], t["met"]) != (r["ratio"], r["threshold"], r["met"]):
+        bad.append(f"{r['target']}: no targets line, or one that differs")
+    elif not t["met"] and not t["detail"].get("reason"):
+        bad.append(f"{r['target']}: targets line lost without a reason")
+if len(targets) != len(rows):
+    bad.append(f"{len(targets)} targets lines for {len(rows)} comparisons")
 if len(states) != 7:
     bad.append(f"{len(states)} states, want 7")
 for r in rows:
