@@ -358,28 +358,73 @@ HOT void writer_put(writer *w, uint64_t v, unsigned n) {
  * for a CPU with BMI2 and POPCNT, where each is one instruction. Every
  * word costs the same, deletions or not: whether a word has one is a coin
  * toss at 1% deleted rows, and a mispredicted branch costs more than the
- * work it would skip. */
+ * work it would skip.
+ *
+ * A word's place in the output depends on every word before it, a chain
+ * of several cycles a word. So a block of up to BLOCK_WORDS words is cut
+ * into STREAMS quarters written side by side, each with its own writer
+ * (four independent chains): the first straight into the stream, the
+ * others into side buffers from bit 0, then appended behind it a whole
+ * word at a time (append_words, about a cycle a word). */
+enum { STREAMS = 4, BLOCK_WORDS = 1024, SIDE_WORDS = BLOCK_WORDS / STREAMS + STREAMS + 2 };
+
+/* One word k of the block into writer W. */
+#define APPEND_LIVE_WORD(W, k, SQUEEZE, POPCOUNT)                                              \
+  do {                                                                                       \
+    uint64_t gone_ = deleted[k], w_ = bits != NULL ? bits[k] : 0;                            \
+    writer_put(&(W), SQUEEZE(w_, gone_), 64u - (unsigned)POPCOUNT(gone_));                   \
+  } while (0)
+
+/* The four writers are named, not an array, so that they live in
+ * registers: an array of them is kept in memory and its every step waits
+ * on a store. */
+#define APPEND_LIVE_BLOCK(SQUEEZE, POPCOUNT)                                                   \
+  do {                                                                                       \
+    uint64_t side[STREAMS - 1][SIDE_WORDS];                                                  \
+    writer o0 = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                            \
+                 dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                          \
+    writer o1 = {side[0], 0, 0, 0}, o2 = {side[1], 0, 0, 0}, o3 = {side[2], 0, 0, 0};        \
+    size_t q = words / STREAMS;                                                              \
+    for (size_t i = 0; i < q; i++) {                                                         \
+      APPEND_LIVE_WORD(o0, i, SQUEEZE, POPCOUNT);                                            \
+      APPEND_LIVE_WORD(o1, q + i, SQUEEZE, POPCOUNT);                                        \
+      APPEND_LIVE_WORD(o2, 2 * q + i, SQUEEZE, POPCOUNT);                                    \
+      APPEND_LIVE_WORD(o3, 3 * q + i, SQUEEZE, POPCOUNT);                                    \
+    }                                                                                        \
+    for (size_t k = STREAMS * q; k < words; k++) APPEND_LIVE_WORD(o3, k, SQUEEZE, POPCOUNT); \
+    o0.dst[o0.at] = o0.acc, o1.dst[o1.at] = o1.acc, o2.dst[o2.at] = o2.acc;                  \
+    o3.dst[o3.at] = o3.acc;                                                                  \
+    *pos = (uint64_t)o0.at * 64 + o0.fill;                                                   \
+    append_words(dst, pos, side[0], (uint64_t)o1.at * 64 + o1.fill);                         \
+    append_words(dst, pos, side[1], (uint64_t)o2.at * 64 + o2.fill);                         \
+    append_words(dst, pos, side[2], (uint64_t)o3.at * 64 + o3.fill);                         \
+  } while (0)
+
 #define APPEND_LIVE_LOOP(SQUEEZE, POPCOUNT)                                                  \
   do {                                                                                     \
     if (deleted == NULL) {                                                                 \
       append_words(dst, pos, bits, n_bits);                                                \
       return;                                                                              \
     }                                                                                      \
-    writer o = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                           \
-                dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                         \
-    size_t words = (size_t)(n_bits / 64);                                                  \
-    for (size_t i = 0; i < words; i++) {                                                   \
-      uint64_t gone = deleted[i], w = bits != NULL ? bits[i] : 0;                          \
-      writer_put(&o, SQUEEZE(w, gone), 64u - (unsigned)POPCOUNT(gone));                    \
+    size_t all = (size_t)(n_bits / 64);                                                    \
+    for (size_t at = 0; at < all; at += BLOCK_WORDS) {                                     \
+      size_t words = all - at < BLOCK_WORDS ? all - at : BLOCK_WORDS;                      \
+      const uint64_t *bits0 = bits;                                                        \
+      bits = bits != NULL ? bits0 + at : NULL;                                             \
+      deleted += at;                                                                       \
+      APPEND_LIVE_BLOCK(SQUEEZE, POPCOUNT);                                                \
+      deleted -= at, bits = bits0;                                                         \
     }                                                                                      \
     if (n_bits % 64 != 0) {                                                                \
       unsigned valid = (unsigned)(n_bits % 64);                                            \
-      uint64_t mask = low_bits(valid), gone = deleted[words] & mask;                       \
-      uint64_t w = bits != NULL ? bits[words] & mask : 0;                                  \
+      uint64_t mask = low_bits(valid), gone = deleted[all] & mask;                         \
+      uint64_t w = bits != NULL ? bits[all] & mask : 0;                                    \
+      writer o = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                         \
+                  dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                       \
       writer_put(&o, SQUEEZE(w, gone), valid - (unsigned)POPCOUNT(gone));                  \
+      o.dst[o.at] = o.acc;                                                                 \
+      *pos = (uint64_t)o.at * 64 + o.fill;                                                 \
     }                                                                                      \
-    o.dst[o.at] = o.acc;                                                                   \
-    *pos = (uint64_t)o.at * 64 + o.fill;                                                   \
   } while (0)
 
 #define PLAIN_SQUEEZE(w, gone) lfa_bits_squeeze(w, gone)
