@@ -1,7 +1,8 @@
 /* roaring_layout.h: the portable layout of a 32-bit Roaring bitmap, the
- * one place lfa knows it. The validating parser (bitmap.c), the container
- * walker that makes bit arrays (bits.c) and the remap's writer
- * (ref/model/remap.c) all read or write it through this module.
+ * one place lfa knows it. The validating parser (bitmap.c) and the
+ * container walker that makes bit arrays (bits.c, which reads CRoaring's
+ * in-memory containers as this layout) read it through this module; the
+ * writer below writes the no-run form from containers.
  *
  * Portable layout (RoaringFormatSpec; CRoaring's portable serialization),
  * little-endian:

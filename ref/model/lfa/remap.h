@@ -13,12 +13,15 @@
  * lfa_remap_group, the one the reference compaction uses, is the fast way
  * to the same cells, tested against lfa_remap_group_plain on random groups.
  * It treats a group as one bit stream: each old fragment contributes its live
- * rows' bits, the runs between two deleted offsets moving whole, and each
- * new fragment takes the next physical_rows bits. The work is done on bit
- * arrays 64 rows at a time (lfa/bits.h), never row by row: an
- * `all_assigned` or absent old fragment costs no bit work at all, and a
- * partial one costs one pass over its bits plus one step per deleted
- * offset. Cost: O(rows / 64 + deletions + containers) per field and group.
+ * rows' bits and each new fragment takes the next physical_rows bits. The
+ * work is done on 64-bit words (lfa/bits.h), never row by row and never
+ * through serialized bytes: an old container's words are read where
+ * CRoaring keeps them, each word's deleted offsets are compacted out (pext
+ * where the CPU has it, else the plain squeeze), and each new fragment's
+ * containers are built from its words. An `all_assigned` or absent old
+ * fragment costs one fill of its live rows. Cost: O(rows / 64 +
+ * containers) per field and group, with memory for one new fragment's bits
+ * and one chunk, whatever the group's size.
  */
 #ifndef LFA_REMAP_H
 #define LFA_REMAP_H
