@@ -34,7 +34,7 @@ static inline roaring_bitmap_t *tu_random_set(uint64_t *rng, uint64_t limit) {
  * shared (the form a bitmap shared by two versions takes). */
 static inline roaring_bitmap_t *tu_density_set(uint64_t *rng, uint64_t limit, double density) {
   roaring_bitmap_t *b = roaring_bitmap_create();
-  uint64_t cut = (uint64_t)(density * 18446744073709551615.0);
+  uint64_t cut = density >= 1 ? UINT64_MAX : (uint64_t)(density * 18446744073709549568.0); /* below 2^64 */
   for (uint64_t o = 0; o < limit; o++)
     if (density >= 1 || tu_rand(rng) < cut) roaring_bitmap_add(b, (uint32_t)o);
   uint64_t form = tu_rand(rng) % 4;
