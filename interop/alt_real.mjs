@@ -437,7 +437,9 @@ function materializeLines() {
     encoding: "utf8", maxBuffer: 1 << 26,
   });
   if (r.status !== 0) die(`bench/materialize (${args.materialize}) exited ${r.status}`);
-  return r.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+  // its per-state lines only (not its targets line, which names no state)
+  return r.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+    .filter((l) => l.bench === "materialize");
 }
 
 // ---------------------------------------------------------------- targets
@@ -545,7 +547,8 @@ async function runState(s, baseDb, model, mat) {
     () => `lfa eval read ${e.rchar} bytes (rchar; ${e.read_bytes} from the device) against ${q.rchar} for Lance's indexed WHERE flag (${q.read_bytes} from the device): ours reads the newest manifest whole (${mOurs.file} bytes, ${mOurs.transactionSection} of them the last commit's transaction, which lists the rows it invalidated), the root and every partial bitmap (${ours.objects} bytes of state); the index answers from its "true" entry`);
   emit("latency", s, Number(e.ms.toFixed(2)), Number(q.ms.toFixed(2)), reads,
     () => `lfa eval --json is a process that prints one JSON object per live row (${tot.json_bytes} bytes for ${ROWS} rows), against Lance returning ${trues} row addresses as Arrow in-process; the state itself is read and materialised in a fraction of that (see the in-process line)`);
-  const inproc = mat.find((l) => l.state === { "0": "no entry (0%)", 100: "all_assigned", random50: "random 50%", "random0.1": "random 0.1%" }[s.key]);
+  const same = { "0": "no entry (0%)", 100: "all_assigned", random50: "random 50%", "random0.1": "random 0.1%" }[s.key];
+  const inproc = same === undefined ? undefined : mat.find((l) => l.state === same);
   if (inproc)
     emit("latency_inprocess", s, Number(inproc.ms.toFixed(3)), Number(q.ms.toFixed(2)), {
       source: "bench/materialize: synthetic state of the same shape, in memory, no I/O", ours_ms: inproc.ms,
