@@ -86,6 +86,7 @@ outs() { # stdout of the last `exits` holds this text
   grep -qF -- "$1" "$tmp/cmd.out" || { echo "stdout does not say: $1"; cat "$tmp/cmd.out"; return 1; }
 }
 export LFA=$lfa
+export TMPDIR=$tmp # the folders kept of failing scenarios stay inside the test's scratch
 
 # ---- the command ------------------------------------------------------------------
 check "lfa --help lists conformance" bash -c "'$lfa' --help | grep -q 'conformance \[--adapter CMD\]'"
@@ -170,7 +171,9 @@ verdict() { # adapter script, expected stdout text, extra options...
     exits ${EXIT:-1} conf --filter plain --adapter '${EXEC:-} $tmp/$a' $* && outs '$want'"
 }
 verdict crash.sh 'FAIL  plain: crash: the adapter exited with status 3; its last line: writer: boom'
-EXEC=exec verdict segv.sh 'FAIL  plain: crash: the adapter was killed by signal 11'
+EXEC=exec verdict segv.sh 'FAIL  plain: crash: the adapter was killed by SIGSEGV; its last line: (it printed nothing)'
+# without exec, /bin/sh reports the signal as status 139: still named
+verdict segv.sh 'FAIL  plain: crash: the adapter was killed by SIGSEGV (exit status 139 from /bin/sh'
 verdict slow.sh 'FAIL  plain: timeout: the adapter ran past 1 s and was killed' --timeout 1
 EXIT=0 verdict skip.sh 'SKIP  plain: no nested fields here'
 verdict garbage.sh 'FAIL  plain: fail: unusable observations'
