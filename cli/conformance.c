@@ -229,7 +229,7 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
   return remove(path);
 }
 
-static void remove_tree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+void conf_remove_tree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* ---- running the adapter ------------------------------------------------------------------ */
 
@@ -403,9 +403,9 @@ static void run_adapter(suite_run *r, lfa_conformance_case *c, const case_paths 
  * failing one's stays, as evidence. */
 static void keep_or_remove(const suite_run *r, lfa_conformance_case *c, const case_paths *p) {
   bool evidence = conf_is_bad(c->verdict) || (conf_is_pass(c->verdict) && c->listed);
-  c->kept = c->work_dir[0] != '\0' && lfa_fs_exists(c->work_dir) && (!r->temp_work || evidence);
+  c->kept = c->work_dir[0] != '\0' && lfa_fs_exists(c->work_dir) && (!r->temp_work || r->keep_all || evidence);
   if (c->kept || c->work_dir[0] == '\0') return;
-  remove_tree(c->work_dir), remove(p->log);
+  conf_remove_tree(c->work_dir), remove(p->log);
 }
 
 static void progress(const suite_run *r, const lfa_conformance_case *c) {
@@ -507,7 +507,7 @@ static void free_run(suite_run *r) {
   free(r->cases);
   lfa_fs_names_free(&r->listed);
   lfa_fs_names_free(&r->all);
-  if (r->temp_work && !kept) remove_tree(r->work);
+  if (r->temp_work && !kept) conf_remove_tree(r->work);
 }
 
 static lfa_status prepare(suite_run *r, lfa_error *err) {

@@ -27,6 +27,7 @@ typedef struct suite_run {
   char self[LFA_CONFORMANCE_PATH_MAX]; /* this executable, for the default adapter */
   char work[LFA_CONFORMANCE_PATH_MAX];
   bool temp_work;        /* ours: a passing scenario's folder is removed, a failing one kept */
+  bool keep_all;         /* every folder stays until the caller is done (the self-test reads them) */
   lfa_names listed;      /* expected failures */
   lfa_names all;         /* every scenario name of the suite, unfiltered */
   size_t n_cases;
@@ -43,6 +44,7 @@ typedef struct tally {
  * (one progress line). `timeout` bounds this scenario. */
 void conf_run_case(suite_run *r, lfa_conformance_case *c, unsigned timeout);
 double conf_now(void);
+void conf_remove_tree(const char *path);
 bool conf_in_names(const lfa_names *names, const char *name);
 
 bool conf_is_bad(lfa_conformance_verdict v); /* fail, crash, timeout */
