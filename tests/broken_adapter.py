@@ -9,7 +9,9 @@ and then spoils what that wrote:
 MISTAKE is one of: none, no-observations, keys-as-strings, stop-at-refusal,
 no-observed, no-dataset, crash, skip-without-reason, steps-from-one,
 segfault, and the planted writer bug off-by-one (not a protocol mistake:
-the row after the first assigned one is reported assigned instead).
+the row after the last assigned one is reported assigned too). With
+BROKEN_ADAPTER_SLOW_ON=NAME it first sleeps 4 s on scenario NAME, so a
+test can watch the runner while it still runs.
 """
 import json
 import os
@@ -17,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 
 def spoil(mistake, obs):
@@ -45,6 +48,8 @@ def spoil(mistake, obs):
 
 
 def main(mistake, scenario, out):
+    if os.path.basename(scenario) == os.environ.get("BROKEN_ADAPTER_SLOW_ON", "") + ".json":
+        time.sleep(4)
     if mistake == "crash":
         print("adapter: cannot open the writer's session")
         return 1
