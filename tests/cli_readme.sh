@@ -28,7 +28,7 @@ progress_shape() {
 }
 quoted_progress() {
   local ex; ex=$(stated_progress README.md | without_time)
-  [ -n "$ex" ] && without_time <"$tmp/run.err" | grep -qxF "$ex"
+  [ -n "$ex" ] && without_time <"$tmp/run.err" | grep -xF "$ex" >/dev/null || { echo "stated: $ex"; sed -n 10,14p "$tmp/run.err"; return 1; }
 }
 every_progress_line() {
   [ "$(grep -cE "$progress_re" "$tmp/run.err")" -eq "$n" ] &&
