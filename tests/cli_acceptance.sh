@@ -49,4 +49,16 @@ check "the text report names the kept folders" bash -c "
   '$lfa' conformance --filter '$first' --adapter '$adapter' >'$tmp/text' 2>/dev/null
   grep -q '^kept the folders of 1 scenario that did not pass' '$tmp/text' &&
   d=\$(sed -n 's/^  \(.*\/$first\)\$/\1/p' '$tmp/text') && test -d \"\$d/dataset\" && '$lfa' verify \"\$d/dataset\" >/dev/null"
+check "a step failure and the verifier's findings are reported together" bash -c "
+  '$lfa' conformance --filter delete_changes_no_state --adapter '$adapter+lose-root' >'$tmp/both' 2>/dev/null
+  '$lfa' conformance --filter delete_changes_no_state --adapter '$adapter+lose-root' --json >'$tmp/both.json' 2>/dev/null
+  grep -q '^FAIL  delete_changes_no_state: fail: step 1 (update, line 17): check of version 2' '$tmp/both' &&
+  grep -qE '^      error: version [0-9]+, _field_assignments/roots/.*\.root: FA-' '$tmp/both' &&
+  python3 -c '
+import json
+c = json.load(open(\"$tmp/both.json\"))[\"scenarios\"][0]
+assert c[\"failing_step\"][\"step\"] == 1, c
+errors = [f for f in c[\"findings\"] if f[\"severity\"] == \"error\"]
+assert errors and all(f[\"file\"].endswith(\".root\") and f[\"rule\"].startswith(\"FA-\") for f in errors), c[\"findings\"]
+'"
 finish
