@@ -25,7 +25,7 @@ static void load_case(lfa_conformance_case *c, const char *text) {
 static lfa_finding finding(uint64_t version, uint64_t fragment, size_t n, const uint64_t *rows) {
   lfa_finding f = {.rule = "FA-UPDATE-6", .severity = LFA_SEVERITY_ERROR, .version = version, .has_fragment = true,
                    .fragment_id = fragment, .n_rows = n, .message = (char *)"state differs"};
-  memcpy(f.rows, rows, n * sizeof *rows);
+  if (n > 0) memcpy(f.rows, rows, n * sizeof *rows);
   return f;
 }
 
