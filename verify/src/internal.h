@@ -79,6 +79,14 @@ void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);
  * period, as warnings against `version`. Fails only when memory runs out. */
 lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err);
 
+/* state.c: [FA-VERIFY-7] the state's version still has its manifest
+ * bytes and the listing up to it its names (else error findings at that
+ * version). Fails only when memory runs out. */
+lfa_status vf_check_state(const vf_ctx *c, const lfa_verify_state *s, lfa_error *err);
+/* The state to resume after `version`; *has false when it is not listed or
+ * its manifest cannot be read. Fails only when memory runs out. */
+lfa_status vf_state_of(lfa_verify_state *out, bool *has, const vf_ctx *c, uint64_t version, lfa_error *err);
+
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);
 

@@ -280,10 +280,11 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
   lfa_error e = {0};
   char why[LFA_ERROR_MSG_MAX + 64];
   const lfa_version_entry *entry = NULL;
-  if (lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e) == LFA_OK) {
-    for (size_t i = 0; i < list.count; i++)
-      if (list.entries[i].version == version) entry = &list.entries[i];
-  }
+  bool here = c->versions != NULL && strcmp(dir, c->dir) == 0; /* this dataset: listed once per run */
+  if (!here) (void)lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e); /* a failure is in e */
+  const lfa_version_list *l = here ? c->versions : &list;
+  for (size_t i = 0; e.status == LFA_OK && i < l->count; i++)
+    if (l->entries[i].version == version) entry = &l->entries[i];
   vf_version source = {0};
   lfa_status st = LFA_OK;
   if (entry != NULL) st = vf_load_quietly(&source, c, dir, entry, err);
@@ -295,7 +296,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
     st = check_copy(c, n, &source, rule, err);
   }
   vf_version_free(&source);
-  if (e.status == LFA_OK) {
+  if (!here && e.status == LFA_OK) {
     lfa_version_list_free(&list);
     lfa_fs_names_free(&names);
   }
