@@ -22,6 +22,15 @@ typedef struct vf_version {
   /* While vf_check_version runs: the fields of the manifest it checks, by
    * id (NULL otherwise), so that per-descriptor lookups are O(log F). */
   const lfa_field_index *checking;
+  /* Unchanged fragments (10§5): the manifest file, kept while the version
+   * is held so that the next one compares its fragments by their bytes;
+   * where each fragment's bytes are (NULL when not found); and per
+   * fragment the index in the parent's manifest of one with equal bytes,
+   * or SIZE_MAX (NULL: no parent compared). */
+  lfa_buf bytes;
+  lfa_span *spans;
+  size_t *same;
+  bool clean; /* its manifest rules found nothing */
 } vf_version;
 
 /* What every check needs: where the dataset is and where findings go. */
@@ -36,8 +45,11 @@ typedef struct vf_ctx {
 
 /* static.c: the rules of one version. Findings go to c->findings; the
  * call fails only when memory runs out. *out is freed with
- * vf_version_free whatever happens. */
-lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err);
+ * vf_version_free whatever happens. `parent` (NULL: none) is version-1,
+ * held: a fragment with its parent's bytes is not checked again where the
+ * parent's checks cover it (10§5). */
+lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry,
+                            const vf_version *parent, lfa_error *err);
 /* The same, with findings thrown away: a version needed as a parent or a
  * restore source but outside the range the user asked about. */
 lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,

@@ -47,7 +47,7 @@ static lfa_status walk(lfa_verify_result *out, const vf_ctx *c, const lfa_verify
   for (size_t i = 0; st == LFA_OK && i < l->count; i++) {
     if (!in_range(o, l->entries[i].version)) continue;
     st = parent_of(&prev, &have_prev, c, i, err);
-    if (st == LFA_OK) st = vf_check_version(&cur, c, &l->entries[i], err);
+    if (st == LFA_OK) st = vf_check_version(&cur, c, &l->entries[i], have_prev ? &prev : NULL, err);
     if (st == LFA_OK) st = vf_check_commit(c, have_prev ? &prev : NULL, &cur, err);
     if (have_prev) vf_version_free(&prev);
     prev = cur, have_prev = true; /* cur is always initialized by vf_check_version */
