@@ -13,9 +13,13 @@ has:
   verify_vs_decode      the same program: every version against a bare
                         decode of every manifest; at most 3
   verify_vs_lance       Lance 12 opening every version and counting its rows
-                        (interop/history.mjs --open, its own clock, Node's
-                        start-up not counted) / `lfa verify` of the same
-                        directory (the whole process, best of 3); at least 5
+                        (interop/history.mjs --open: CPU seconds of every
+                        thread of the Node process over the loop, Node's
+                        start-up not counted) / CPU seconds of `lfa verify`
+                        of the same directory (the whole process, best of
+                        3); at least 5. CPU, not wall: the machine is shared,
+                        and Lance's threads count as its work. Wall seconds
+                        of both are in the detail.
   dump_memory_flat      peak RSS of `lfa dump --json` over every version /
                         over the first 10 versions of the same dataset (hard
                         links to the same files, later manifests left out);
@@ -54,16 +58,19 @@ def line(target, ratio, threshold, at_most, detail):
 
 
 def run_rss(argv):
-    """Wall seconds, peak RSS in KiB and exit status of one run, output dropped.
-    GNU time measures the peak: the rusage of a child Python forks would
-    count the copy of Python itself it starts as."""
+    """Wall seconds, peak RSS in KiB, CPU seconds (user + system), exit
+    status and stderr of one run, output dropped. GNU time measures: the
+    rusage of a child Python forks would count the copy of Python itself
+    it starts as."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss, open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name] + argv, stdout=null, stderr=subprocess.PIPE)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] + argv, stdout=null,
+                           stderr=subprocess.PIPE)
         wall = time.perf_counter() - t0
         text = rss.read().strip().splitlines()
-    kib = int(text[-1]) if text and text[-1].isdigit() else 0
-    return wall, kib, p.returncode, p.stderr.decode(errors="replace")
+    fields = text[-1].split() if text else []
+    kib, cpu = (int(fields[0]), float(fields[1]) + float(fields[2])) if len(fields) == 3 else (0, 0.0)
+    return wall, kib, cpu, p.returncode, p.stderr.decode(errors="replace")
 
 
 def version_of(name):
@@ -101,7 +108,7 @@ def memory_line(lfa, dataset, work, keep, full_versions):
     for label, ds in (("small", small), ("full", dataset)):
         for cmd in ("dump", "verify"):
             argv = [lfa, "dump", "--json", ds] if cmd == "dump" else [lfa, "verify", ds]
-            _, kib, code, err = run_rss(argv)
+            _, kib, _, code, err = run_rss(argv)
             if code != 0:
                 raise RuntimeError(f"lfa {cmd} {ds}: exit {code}: {err.strip()[:300]}")
             rss[f"{cmd}_{label}"] = kib
@@ -121,12 +128,21 @@ def lance_line(lfa, dataset):
     if node.returncode != 0:
         raise RuntimeError(f"interop/history.mjs --open: exit {node.returncode}: {node.stderr.strip()[:300]}")
     lance = json.loads(node.stdout.strip().splitlines()[-1])
-    best = min(run_rss([lfa, "verify", dataset])[0] for _ in range(3))
-    ratio = lance["seconds"] / best
-    detail = {"ratio_def": "Lance 12 checkout + countRows of every version (s) / lfa verify of every version (s)",
-              "lance_s": round(lance["seconds"], 3), "lfa_verify_s": round(best, 3), "versions": lance["versions"]}
+    runs = [run_rss([lfa, "verify", dataset]) for _ in range(3)]
+    if any(r[3] != 0 for r in runs):
+        raise RuntimeError(f"lfa verify {dataset}: exit {runs[0][3]}")
+    cpu, wall = min(r[2] for r in runs), min(r[0] for r in runs)
+    ratio = lance["cpu_seconds"] / cpu
+    detail = {"ratio_def": "CPU seconds (user + system, every thread) of Lance 12 checking out every version and "
+                           "counting its rows / of the lfa verify process over every version",
+              "lance_cpu_s": round(lance["cpu_seconds"], 3), "lfa_verify_cpu_s": round(cpu, 3),
+              "lance_wall_s": round(lance["seconds"], 3), "lfa_verify_wall_s": round(wall, 3),
+              "versions": lance["versions"]}
     if ratio < 5:
-        detail["reason"] = "lfa verify is not 5x faster than Lance opening every version; see verify_vs_decode"
+        detail["reason"] = ("lfa verify decodes every version's manifest in full, as Lance's checkout does, and "
+                            "then checks it; both costs follow the fragment count, so the ratio stays near the "
+                            "cost of a decode against Lance's. What would reach it: decode only the fragments whose "
+                            "bytes changed and share the parent's (verify_vs_decode's reason)")
     return line("verify_vs_lance", ratio, 5, False, detail)
 
 

@@ -12,8 +12,9 @@
 //       {"versions": V, "seconds": S}. DIR must not exist yet.
 //   node interop/history.mjs --release lance12 --open DIR/hist.lance
 //       opens every version (checkout), counts its rows, and prints
-//       {"versions": V, "rows_total": R, "seconds": S}: the time Lance
-//       takes to read the whole history, against which `lfa verify` of the
+//       {"versions": V, "rows_total": R, "seconds": S, "cpu_seconds": C}:
+//       the time Lance takes to read the whole history (wall, and CPU of
+//       every thread of the process), against which `lfa verify` of the
 //       same directory is measured.
 import fs from "node:fs";
 import path from "node:path";
@@ -46,7 +47,7 @@ async function write(dir, commits) {
 }
 
 async function openAll(tableDir) {
-  const t0 = performance.now();
+  const t0 = performance.now(), cpu0 = process.cpuUsage(); // every thread of the process, Lance's included
   const db = await lancedb.connect(path.dirname(tableDir));
   const table = await db.openTable(path.basename(tableDir).replace(/\.lance$/, ""));
   const listed = (await table.listVersions()).map((v) => v.version);
@@ -56,7 +57,9 @@ async function openAll(tableDir) {
     if ((await table.version()) !== v) throw new Error(`checkout(${v}) landed elsewhere`);
     total += await table.countRows();
   }
-  return { versions: listed.length, rows_total: total, seconds: (performance.now() - t0) / 1000 };
+  const cpu = process.cpuUsage(cpu0);
+  return { versions: listed.length, rows_total: total, seconds: (performance.now() - t0) / 1000,
+           cpu_seconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 const result = args.open ? await openAll(args.open) : await write(args.out, Number(args.commits));
