@@ -124,12 +124,10 @@ static void test_range_reads_only_the_range(void **state) {
   remove_copy(dir);
 }
 
-/* The state of a run names its last version and the digests of its
- * manifest and of the listing; resumed from it, a run checks only what
- * follows, and nothing when nothing does. */
-static void test_FA_VERIFY_7_resume_checks_what_is_new(void **state) {
-  (void)state;
-  char dir[64], path[128];
+/* A copy of the example in dir, and the state of a run up to version 7:
+ * that version, and the digest of its manifest file's bytes. */
+static lfa_verify_state first_run_to_7(char *dir) {
+  char path[128];
   copy_example(dir);
   lfa_verify_options to7 = {.has_to = true, .to = 7};
   lfa_verify_result r = run(dir, &to7);
@@ -137,10 +135,20 @@ static void test_FA_VERIFY_7_resume_checks_what_is_new(void **state) {
   assert_int_equal(r.state.version, 7);
   snprintf(path, sizeof path, "%s/_versions/7.manifest", dir);
   assert_true(r.state.manifest_digest == fnv1a(path));
-  lfa_verify_state s7 = r.state;
+  lfa_verify_state s = r.state;
   lfa_verify_result_free(&r);
+  return s;
+}
+
+/* The state of a run names its last version and the digests of its
+ * manifest and of the listing; resumed from it, a run checks only what
+ * follows, and nothing when nothing does. */
+static void test_FA_VERIFY_7_resume_checks_what_is_new(void **state) {
+  (void)state;
+  char dir[64];
+  lfa_verify_state s7 = first_run_to_7(dir);
   lfa_verify_options since = {.since = &s7};
-  r = run(dir, &since);
+  lfa_verify_result r = run(dir, &since);
   assert_int_equal(r.versions_checked, 2);
   assert_int_equal(r.versions[0], 8);
   assert_int_equal(lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR), 0);
@@ -163,15 +171,11 @@ static void test_FA_VERIFY_7_resume_checks_what_is_new(void **state) {
 static void test_FA_VERIFY_7_changed_history_is_an_error(void **state) {
   (void)state;
   char dir[64], path[128];
-  copy_example(dir);
-  lfa_verify_options to7 = {.has_to = true, .to = 7};
-  lfa_verify_result r = run(dir, &to7);
-  lfa_verify_state s7 = r.state;
-  lfa_verify_result_free(&r);
+  lfa_verify_state s7 = first_run_to_7(dir);
   lfa_verify_options since = {.since = &s7};
   snprintf(path, sizeof path, "%s/_versions/3.manifest", dir);
   assert_int_equal(unlink(path), 0); /* a cleanup removed version 3 */
-  r = run(dir, &since);
+  lfa_verify_result r = run(dir, &since);
   assert_int_equal(count_rule(&r, "FA-VERIFY-7", LFA_SEVERITY_ERROR), 1);
   const lfa_finding *f = lfa_findings_find(&r.findings, "FA-VERIFY-7", LFA_SEVERITY_ERROR);
   assert_int_equal(f->version, 7);
