@@ -3,7 +3,7 @@
 results.md (Markdown tables) and SVG plots, with the standard library only.
 
     python3 bench/report.py results.jsonl OUT_DIR
-    python3 bench/report.py --readme results.jsonl README.md   (the Performance table)
+    python3 bench/report.py --readme results.jsonl README.md [MORE.jsonl...]   (the Performance table)
 
 Every line is one measurement (bench/bench_util.h). Targets are copied as
 the benchmarks judged them: this script never re-decides a target.
@@ -318,6 +318,8 @@ def short(text, limit=150):
 
 def target_row(r, sense):
     d = r.get("detail") or {}
+    if sense is None and isinstance(d.get("met_when"), str):  # "ratio <= threshold" or "ratio >= threshold"
+        sense = "<=" if "<=" in d["met_when"] else ">=" if ">=" in d["met_when"] else None
     size = [f"{d['rows']:,} rows" if isinstance(d.get("rows"), int) else None,
             d.get("state"), f"{d['fragments']} fragments" if d.get("fragments") else None]
     bound = f"{sense} {ratio(r['threshold'])}" if sense else ratio(r["threshold"])
@@ -325,6 +327,8 @@ def target_row(r, sense):
     why = "" if r["met"] else short(d.get("reason") or r.get("reason"))
     model = d.get("model_ratio")
     extra = f"model {ratio(model)}" if isinstance(model, (int, float)) else ""
+    if d.get("source"):
+        extra = "; ".join(x for x in (extra, f"from {d['source']}") if x)
     return [f"`{r['target']}`", ratio(r["ratio"]), bound, verdict, ", ".join(x for x in size if x),
             "; ".join(x for x in (extra, why) if x)]
 
@@ -354,9 +358,17 @@ def targets_table(rows):
     return head + table(["target", "measured", "threshold", "verdict", "size", "model / reason when missed"], body)
 
 
-def readme(src, path):
-    """Replaces the table between the targets markers of README.md."""
+def readme(src, path, extra=()):
+    """Replaces the table between the targets markers of README.md. Lines of
+    `extra` files (targets another program measured in a run of its own)
+    are shown too, each with its file named, unless the run has them."""
     rows = load(src)
+    have = {r["target"] for r in rows if r.get("bench") == "targets"}
+    for e in extra:
+        for r in load(e):
+            if r.get("bench") == "targets" and r["target"] not in have:
+                r.setdefault("detail", {})["source"] = e
+                rows.append(r)
     meta = next((r for r in rows if r.get("bench") == "meta"), {})
     note = (f"Run {meta.get('date', '?')}, {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, load "
             f"{meta.get('load', '?')}, commit {meta.get('commit', '?')}; `bench/results/results.jsonl`.\n\n")
@@ -369,7 +381,7 @@ def readme(src, path):
 
 def main():
     if sys.argv[1] == "--readme":
-        readme(sys.argv[2], sys.argv[3])
+        readme(sys.argv[2], sys.argv[3], sys.argv[4:])
         return
     src, out_dir = sys.argv[1], sys.argv[2]
     rows = load(src)
