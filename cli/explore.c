@@ -31,12 +31,15 @@ static const char HELP[] =
     "The moves: append, delete, update (both modes), merge_insert, add_columns,\n"
     "track, rename, cast, drop, compact, replace, overlay, restore, clone,\n"
     "overwrite, create_index, update_config, with every argument the spec\n"
-    "distinguishes (harness/lfa/explore.h lists them).\n"
+    "distinguishes (harness/lfa/explore.h lists them). Heads are compared in a\n"
+    "canonical form without names or key values; restores, the one move whose\n"
+    "outcome depends on the path, are run for every earlier state a path passed.\n"
     "\n"
     "  --depth K      operations per history, 1 to 6 (default 2)\n"
     "  --mode M       address, stable (row ids) or both (default both)\n"
-    "  --concurrent   also, from every state fewer than K operations deep, every\n"
-    "                 ordered pair of concurrent moves (appends, deletes, updates\n"
+    "  --concurrent   also (K 2 or more), from every state at most K - 2 operations\n"
+    "                 deep, every ordered pair of concurrent moves (the pair is\n"
+    "                 two of the K operations: appends, deletes, updates\n"
     "                 with writes and invalidations, merge_insert, compaction,\n"
     "                 track), the second rebased onto the first: it must conflict\n"
     "                 or give the state of a serial order that keeps every write and\n"
@@ -88,8 +91,12 @@ static void print_text(const explore_args *a, const lfa_explore_result *r) {
   for (unsigned d = 0; d <= a->depth; d++)
     printf("  depth %u: %" PRIu64 " runs, %" PRIu64 " committed, %" PRIu64 " new states, %" PRIu64 " histories\n", d,
            r->levels[d].runs, r->levels[d].accepted, r->levels[d].new_states, d ? r->levels[d].histories : 0);
-  printf("histories: %" PRIu64 "\ndistinct states: %" PRIu64 "\nversions verified: %" PRIu64 "\n", r->histories,
-         r->distinct_states, r->verified);
+  printf("histories: %" PRIu64 "\ndistinct states: %" PRIu64 " (and %" PRIu64 " later paths kept for their restores)\n"
+         "versions verified: %" PRIu64 "\n",
+         r->histories, r->distinct_states, r->paths_kept, r->verified);
+  if (r->uncovered_restores)
+    printf("restores not covered: %" PRIu64 " (two restores in one history, from depth 4: lfa/explore.h)\n",
+           r->uncovered_restores);
   print_rules(stdout, "refusals by rule", r->refusals, r->n_refusals);
   if (a->concurrent) {
     printf("concurrent pairs: %" PRIu64 " (%" PRIu64 " committed both)\n", r->pairs, r->pairs_committed);
@@ -123,6 +130,8 @@ static void print_json(const explore_args *a, const lfa_explore_result *r) {
   json_bool(&w, "concurrent", a->concurrent);
   json_u64(&w, "histories", r->histories);
   json_u64(&w, "distinct_states", r->distinct_states);
+  json_u64(&w, "paths_kept", r->paths_kept);
+  json_u64(&w, "uncovered_restores", r->uncovered_restores);
   json_u64(&w, "versions_verified", r->verified);
   json_open_array(&w, "levels");
   for (unsigned d = 0; d <= a->depth; d++) {

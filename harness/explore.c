@@ -125,8 +125,9 @@ static bool disk_agrees(xstep *s, xwalk *w, xrun *r, const void *judge, uint64_t
   return ok && eval_agrees(s, w, r, head, err);
 }
 
-/* Applies move `m` to the model and the judge, and checks the version. */
-static lfa_status run_move(xstep *s, xwalk *w, xrun *r, const lfa_explore_move *m, lfa_error *err) {
+/* Applies move `m` to the model and the judge, and checks the version
+ * when `checked` (a replay of moves checked before only applies them). */
+static lfa_status run_move(xstep *s, xwalk *w, xrun *r, const lfa_explore_move *m, bool checked, lfa_error *err) {
   lfa_request q;
   lfa_explore_request_storage store;
   lfa_error e = {0};
@@ -141,6 +142,10 @@ static lfa_status run_move(xstep *s, xwalk *w, xrun *r, const lfa_explore_move *
   if (s->accepted && r->h.count != count + 1) return failf(s, w, "model committed no version"), LFA_OK;
   /* after the commit: it may have moved the versions */
   const lfa_table *before = lfa_history_version(&r->h, count), *after = lfa_history_head(&r->h);
+  if (!checked) {
+    if (s->accepted && !w->j->apply(w->j->ctx, r->judge, &q, before)) failf(s, w, "the judge refused a replayed move");
+    return LFA_OK;
+  }
   if (!w->j->step(w->j->ctx, r->judge, &q, before, s->status, &e, w->diff, sizeof w->diff)) s->failed = true;
   else if (!w->j->agree(w->j->ctx, r->judge, after, after, w->diff, sizeof w->diff)) s->failed = true;
   else if (s->accepted && w->o->disk) disk_agrees(s, w, r, r->judge, lfa_history_head(&r->h)->version, err);
@@ -172,7 +177,7 @@ static bool in_scope(xrun *r, const lfa_explore_move *m, bool *lost) {
  * the explorer makes from where it is applied: a candidate must stay a
  * history the explorer could have enumerated. */
 static lfa_status run_scoped(xrun **out, bool *failed, bool *out_of_scope, xwalk *w, const lfa_explore_move *moves,
-                             size_t n, lfa_error *err) {
+                             size_t n, bool checked, lfa_error *err) {
   xrun *r = run_open(w, err);
   *failed = false, *out = r;
   if (r == NULL) return err->status;
@@ -183,7 +188,7 @@ static lfa_status run_scoped(xrun **out, bool *failed, bool *out_of_scope, xwalk
       *out_of_scope = true;
       return lost ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
     }
-    if (run_move(&s, w, r, &moves[i], err) != LFA_OK) return err->status;
+    if (run_move(&s, w, r, &moves[i], checked, err) != LFA_OK) return err->status;
     *failed = s.failed;
   }
   return LFA_OK;
@@ -191,8 +196,44 @@ static lfa_status run_scoped(xrun **out, bool *failed, bool *out_of_scope, xwalk
 
 /* A run with `moves` applied (all of them expected to commit); *failed
  * when one did not or a check failed. */
-static lfa_status run_history(xrun **out, bool *failed, xwalk *w, const lfa_explore_move *moves, size_t n, lfa_error *err) {
-  return run_scoped(out, failed, NULL, w, moves, n, err);
+static lfa_status run_history(xrun **out, bool *failed, xwalk *w, const lfa_explore_move *moves, size_t n, bool checked,
+                              lfa_error *err) {
+  return run_scoped(out, failed, NULL, w, moves, n, checked, err);
+}
+
+/* ---- trying a move and taking it back ------------------------------------------------------ */
+
+/* A run as it was: its versions and writer, its files, and (when the tried
+ * moves may change it) its judge. Taking a tried commit back costs less
+ * than replaying the history to where it was. */
+typedef struct xmark {
+  lfa_history_mark h;
+  uint64_t files;
+  void *judge; /* a clone, or NULL */
+} xmark;
+
+static lfa_status mark_run(xmark *m, xwalk *w, const xrun *r, bool judge, lfa_error *err) {
+  memset(m, 0, sizeof *m);
+  m->files = lfa_memfs_mark(&r->fs);
+  if (judge && (m->judge = w->j->clone(w->j->ctx, r->judge)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  return lfa_history_mark_now(&m->h, &r->h, err);
+}
+
+/* Back to `m`, which stays valid; the judge too when `judged` (it took a move). */
+static lfa_status rewind_run(xwalk *w, xrun *r, const xmark *m, bool judged, lfa_error *err) {
+  lfa_memfs_rewind(&r->fs, m->files);
+  if (judged && m->judge) {
+    void *again = w->j->clone(w->j->ctx, m->judge);
+    if (again == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    w->j->close(w->j->ctx, r->judge);
+    r->judge = again;
+  }
+  return lfa_history_rewind(&r->h, &m->h, err);
+}
+
+static void drop_mark(xwalk *w, xmark *m) {
+  if (m->judge) w->j->close(w->j->ctx, m->judge);
+  lfa_history_mark_drop(&m->h);
 }
 
 /* ---- counting ---------------------------------------------------------------------------- */
@@ -205,124 +246,6 @@ static void count_rule(lfa_explore_rule_count *list, size_t *n, const char *rule
       return;
     }
   if (*n < LFA_EXPLORE_RULES_MAX) list[(*n)++] = (lfa_explore_rule_count){name, 1};
-}
-
-/* ---- the state graph ---------------------------------------------------------------------------- */
-
-typedef struct xstate {
-  uint64_t hash;
-  char *key;
-  uint32_t parent; /* UINT32_MAX: a start state */
-  uint8_t depth;
-  lfa_explore_move move; /* the move from the parent (a start state: its create) */
-} xstate;
-
-typedef struct xedge {
-  uint32_t from, to; /* to == UINT32_MAX: refused */
-} xedge;
-
-typedef struct xgraph {
-  size_t n_states, cap_states;
-  xstate *states;
-  size_t cap_slots;
-  uint32_t *slots; /* open addressing by hash: state index + 1, 0 empty */
-  size_t n_edges, cap_edges;
-  xedge *edges;
-} xgraph;
-
-static void graph_free(xgraph *g) {
-  for (size_t i = 0; i < g->n_states; i++) free(g->states[i].key);
-  free(g->states);
-  free(g->slots);
-  free(g->edges);
-}
-
-static size_t slot_of(const xgraph *g, uint64_t hash, const char *key) {
-  size_t i = (size_t)hash & (g->cap_slots - 1);
-  while (g->slots[i] && (g->states[g->slots[i] - 1].hash != hash || strcmp(g->states[g->slots[i] - 1].key, key) != 0))
-    i = (i + 1) & (g->cap_slots - 1);
-  return i;
-}
-
-static bool grow_slots(xgraph *g) {
-  size_t cap = g->cap_slots ? 2 * g->cap_slots : 1024;
-  uint32_t *slots = calloc(cap, sizeof *slots);
-  if (slots == NULL) return false;
-  free(g->slots);
-  g->slots = slots, g->cap_slots = cap;
-  for (size_t s = 0; s < g->n_states; s++) g->slots[slot_of(g, g->states[s].hash, g->states[s].key)] = (uint32_t)(s + 1);
-  return true;
-}
-
-/* The state with canonical form `key` (taken over), added when new: *index, *added. */
-static lfa_status graph_find_add(uint32_t *index, bool *added, xgraph *g, char *key, xstate proto, uint64_t max,
-                                 lfa_error *err) {
-  uint64_t hash = xhash(key);
-  *added = false;
-  if (g->cap_slots && g->slots[slot_of(g, hash, key)]) {
-    *index = g->slots[slot_of(g, hash, key)] - 1;
-    free(key);
-    return LFA_OK;
-  }
-  if (g->n_states >= max) return free(key), lfa_fail(err, LFA_ERR_LIMIT, NULL, "more than %" PRIu64 " distinct states", max);
-  if ((g->n_states + 1) * 2 > g->cap_slots && !grow_slots(g)) return free(key), lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (g->n_states == g->cap_states) {
-    size_t cap = g->cap_states ? 2 * g->cap_states : 256;
-    xstate *grown = realloc(g->states, cap * sizeof *grown);
-    if (grown == NULL) return free(key), lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-    g->states = grown, g->cap_states = cap;
-  }
-  proto.hash = hash, proto.key = key;
-  g->states[g->n_states] = proto;
-  g->slots[slot_of(g, hash, key)] = (uint32_t)(g->n_states + 1);
-  *index = (uint32_t)g->n_states++;
-  *added = true;
-  return LFA_OK;
-}
-
-static lfa_status graph_edge(xgraph *g, uint32_t from, uint32_t to, lfa_error *err) {
-  if (g->n_edges == g->cap_edges) {
-    size_t cap = g->cap_edges ? 2 * g->cap_edges : 4096;
-    xedge *grown = realloc(g->edges, cap * sizeof *grown);
-    if (grown == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-    g->edges = grown, g->cap_edges = cap;
-  }
-  g->edges[g->n_edges++] = (xedge){from, to};
-  return LFA_OK;
-}
-
-/* The moves from the start to state `s` (moves[0] its create); their count. */
-static size_t history_of(lfa_explore_move *moves, const xgraph *g, uint32_t s) {
-  size_t n = 0;
-  for (uint32_t at = s; at != UINT32_MAX; at = g->states[at].parent) n++;
-  size_t i = n;
-  for (uint32_t at = s; at != UINT32_MAX; at = g->states[at].parent) moves[--i] = g->states[at].move;
-  return n;
-}
-
-/* Histories of exactly d operations, d = 1..depth, through the graph: a
- * history is accepted at every step but maybe its last. Every state a
- * history of fewer than `depth` operations reaches was expanded (it was
- * first reached no later), so its edges are all known. */
-static lfa_status count_histories(lfa_explore_result *out, const xgraph *g, unsigned depth, lfa_error *err) {
-  uint64_t *now = calloc(g->n_states ? g->n_states : 1, sizeof *now);
-  uint64_t *next = calloc(g->n_states ? g->n_states : 1, sizeof *next);
-  lfa_status st = now && next ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t s = 0; st == LFA_OK && s < g->n_states; s++) now[s] = g->states[s].depth == 0;
-  for (unsigned d = 1; st == LFA_OK && d <= depth; d++) {
-    memset(next, 0, g->n_states * sizeof *next);
-    for (size_t e = 0; e < g->n_edges; e++) {
-      uint64_t paths = now[g->edges[e].from];
-      out->levels[d].histories += paths;
-      if (g->edges[e].to != UINT32_MAX) next[g->edges[e].to] += paths;
-    }
-    out->histories += out->levels[d].histories;
-    uint64_t *t = now;
-    now = next, next = t;
-  }
-  free(now);
-  free(next);
-  return st;
 }
 
 /* ---- shrinking ----------------------------------------------------------------------------- */
@@ -428,14 +351,28 @@ static void *serial(bool *usable, bool *both, xwalk *w, const void *at, const lf
 }
 
 /* Checks the pair: moves[n-2] committed on the state moves[0..n-2) reach,
- * then moves[n-1] built on that state and committed after it. */
-static lfa_status check_pair(bool *failed, bool *committed, xwalk *w, const lfa_explore_move *moves, size_t n, lfa_error *err) {
+ * then moves[n-1] built on that state and committed after it. The moves
+ * before the pair are checked too when `checked` (a shrinker's candidate). */
+static lfa_status pair_on(bool *failed, bool *committed, xwalk *w, xrun *r, const lfa_explore_move *moves, size_t n,
+                          lfa_error *err);
+
+static lfa_status check_pair(bool *failed, bool *committed, xwalk *w, const lfa_explore_move *moves, size_t n, bool checked,
+                             lfa_error *err) {
   xrun *r = NULL;
   bool out_of_scope = false;
   *committed = false;
-  lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n - 2, err);
+  lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n - 2, checked, err);
   if (out_of_scope) *failed = false;
-  if (st != LFA_OK || *failed || out_of_scope) return r ? (run_close(w, r), st) : st;
+  if (st == LFA_OK && !*failed && !out_of_scope) st = pair_on(failed, committed, w, r, moves, n, err);
+  if (r) run_close(w, r);
+  return st;
+}
+
+/* The pair's checks on run `r`, which stands at the state moves[0..n-2) reach. */
+static lfa_status pair_on(bool *failed, bool *committed, xwalk *w, xrun *r, const lfa_explore_move *moves, size_t n,
+                          lfa_error *err) {
+  lfa_status st = LFA_OK;
+  *committed = false;
   lfa_explore_move m1 = moves[n - 2], m2 = moves[n - 1];
   m1.read_version = 0, m2.read_version = r->h.count;
   const lfa_table *at = lfa_history_head(&r->h);
@@ -471,7 +408,6 @@ static lfa_status check_pair(bool *failed, bool *committed, xwalk *w, const lfa_
   }
   if (s12) w->j->close(w->j->ctx, s12);
   if (s21) w->j->close(w->j->ctx, s21);
-  run_close(w, r);
   return st;
 }
 
@@ -496,71 +432,124 @@ static void keep_buildable(xmoves *c, const lfa_table *t) {
 /* Every pair of concurrent moves from state `s`. */
 static lfa_status explore_pairs(xwalk *w, const xgraph *g, uint32_t s, lfa_error *err) {
   lfa_explore_move moves[LFA_EXPLORE_DEPTH_MAX + 3];
-  size_t n = history_of(moves, g, s);
+  size_t n = xg_history(moves, g, s);
   bool failed = false;
   xrun *r = NULL;
-  lfa_status st = run_history(&r, &failed, w, moves, n, err);
+  lfa_status st = run_history(&r, &failed, w, moves, n, false, err);
   xmoves c = {0};
+  xmark mark = {0};
   if (st == LFA_OK && !failed) xmoves_concurrent(&c, lfa_history_head(&r->h), xnext_key(&r->h));
   if (st == LFA_OK && !failed) keep_buildable(&c, lfa_history_head(&r->h));
+  if (st == LFA_OK && !failed) st = mark_run(&mark, w, r, false, err);
   uint64_t next_key = r && r->h.count ? xnext_key(&r->h) : 1;
-  if (r) run_close(w, r);
   if (c.lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t a = 0; st == LFA_OK && a < c.count && !w->out->failed; a++)
+  for (size_t a = 0; st == LFA_OK && !failed && a < c.count && !w->out->failed; a++)
     for (size_t b = 0; st == LFA_OK && b < c.count && !w->out->failed; b++) {
-      bool committed = false;
+      bool committed = false, bad = false;
       moves[n] = c.items[a], moves[n + 1] = second_of(c.items[b], next_key);
       if (a == b && c.items[a].op == LFA_OP_UPDATE) moves[n + 1] = c.items[a]; /* the replayed commit */
       moves[n + 1].read_version = n; /* the state's version: one per move so far */
-      st = check_pair(&failed, &committed, w, moves, n + 2, err);
+      st = pair_on(&bad, &committed, w, r, moves, n + 2, err);
+      if (st == LFA_OK) st = rewind_run(w, r, &mark, false, err);
       w->out->pairs++, w->out->pairs_committed += committed;
-      if (st == LFA_OK && failed) st = report_failure(w, moves, n + 2, true, err);
+      if (st == LFA_OK && bad) st = report_failure(w, moves, n + 2, true, err);
     }
+  drop_mark(w, &mark);
+  if (r) run_close(w, r);
   xmoves_free(&c);
   return st;
 }
 
 /* ---- the walk ------------------------------------------------------------------------------- */
 
-/* Every move from state `s`: one run per committed move (a refused one
- * leaves the run as it was, so the next move reuses it). */
+/* The `index`-th move other than a restore of `l`, or NULL. */
+static const lfa_explore_move *nth_plain(const xmoves *l, uint16_t index) {
+  for (size_t i = 0, k = 0; i < l->count; i++)
+    if (!xis_restore(&l->items[i]) && k++ == index) return &l->items[i];
+  return NULL;
+}
+
+/* The run at node `s`: its path replayed without checks, each move having
+ * been checked when first made. An alias that a pair's travel made learns
+ * its move here, from its parent's head, and that move is checked: if the
+ * head shows no such move or the move fails, two heads with one canonical
+ * form had different futures, and the explorer says so. */
+static lfa_status run_node(xrun **out, bool *failed, xwalk *w, xgraph *g, uint32_t s, lfa_error *err) {
+  lfa_explore_move moves[LFA_EXPLORE_DEPTH_MAX + 3];
+  xnode *node = &g->nodes[s];
+  if (node->concrete) return run_history(out, failed, w, moves, xg_history(moves, g, s), false, err);
+  size_t n = xg_history(moves, g, node->parent);
+  lfa_status st = run_history(out, failed, w, moves, n, false, err);
+  if (st != LFA_OK || *failed) return st;
+  xmoves next = {0};
+  xmoves_serial(&next, &(*out)->h, xnext_key(&(*out)->h));
+  const lfa_explore_move *m = nth_plain(&next, node->index);
+  xstep step = {0};
+  if (next.lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  else if (m == NULL) *failed = failf(&step, w, "a head of the same canonical form lacks move %u", node->index) || true;
+  else if ((node->move = *m, node->concrete = true, st = run_move(&step, w, *out, m, true, err)) == LFA_OK)
+    *failed = step.failed || (!step.accepted && (failf(&step, w, "a head of the same canonical form refuses the move") || true));
+  xmoves_free(&next);
+  return st;
+}
+
+/* Where move `m` of node `s` (at `depth`, reaching state `x` on the path
+ * `ids`) led: `to`, or XG_NONE when refused. */
+static lfa_status record(xgraph *g, uint32_t x, const uint32_t *ids, bool is_state, const lfa_explore_move *m,
+                         uint16_t index, uint32_t to, lfa_error *err) {
+  if (!xis_restore(m)) return is_state ? xg_edge(g, x, to, index, err) : LFA_OK;
+  xpair *p = xg_pair(g, x, ids[m->number - 1]);
+  if (p) p->to = to;
+  return LFA_OK;
+}
+
+/* Node `s` expanded: a state's own node runs every move but the restores,
+ * and every node the restores of the pairs it witnesses; all on one run,
+ * each committed move taken back before the next. */
 static lfa_status expand(xwalk *w, xgraph *g, uint32_t s, lfa_error *err) {
   lfa_explore_move moves[LFA_EXPLORE_DEPTH_MAX + 3];
-  size_t n = history_of(moves, g, s);
-  unsigned depth = g->states[s].depth;
+  uint32_t ids[LFA_EXPLORE_DEPTH_MAX + 2];
   xrun *r = NULL;
   bool failed = false;
-  lfa_status st = run_history(&r, &failed, w, moves, n, err);
-  if (st == LFA_OK && failed) st = report_failure(w, moves, n, false, err);
+  lfa_status st = run_node(&r, &failed, w, g, s, err);
+  size_t n = xg_history(moves, g, s);
+  xg_path(ids, g, s);
+  const uint32_t x = g->nodes[s].state;
+  const unsigned depth = g->nodes[s].depth;
+  const bool is_state = g->nodes[s].key != NULL;
+  const uint8_t restores = g->nodes[s].restores;
+  if (st == LFA_OK && failed) st = report_failure(w, moves, g->nodes[s].concrete ? n : n - 1, false, err);
   xmoves next = {0};
   if (st == LFA_OK && !w->out->failed) xmoves_serial(&next, &r->h, xnext_key(&r->h));
   if (next.lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  xmark mark = {0};
+  if (st == LFA_OK && !w->out->failed) st = mark_run(&mark, w, r, true, err);
+  uint16_t index = 0;
   for (size_t i = 0; st == LFA_OK && i < next.count && !w->out->failed; i++) {
-    if (r == NULL && (st = run_history(&r, &failed, w, moves, n, err)) != LFA_OK) break;
+    const lfa_explore_move *m = &next.items[i];
+    uint16_t at = xis_restore(m) ? 0 : index++;
+    if (xis_restore(m) ? !(restores & (1u << m->number)) : !is_state) continue;
     xstep step;
-    if ((st = run_move(&step, w, r, &next.items[i], err)) != LFA_OK) break;
+    if ((st = run_move(&step, w, r, m, true, err)) != LFA_OK) break;
     w->out->levels[depth + 1].runs++;
-    moves[n] = next.items[i];
+    moves[n] = *m;
     if (step.failed) {
       st = report_failure(w, moves, n + 1, false, err);
       break;
     }
-    if (!step.accepted) {
-      count_rule(w->out->refusals, &w->out->n_refusals, step.rule);
-      st = graph_edge(g, s, UINT32_MAX, err);
-      continue;
-    }
-    w->out->levels[depth + 1].accepted++;
-    char *key = xcanonical(&r->h);
-    uint32_t to = 0;
+    uint32_t to = XG_NONE;
     bool added = false;
-    xstate proto = {.parent = s, .depth = (uint8_t)(depth + 1), .move = next.items[i]};
-    st = key ? graph_find_add(&to, &added, g, key, proto, w->o->max_states ? w->o->max_states : 4u << 20, err)
-             : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-    if (st == LFA_OK) st = graph_edge(g, s, to, err);
-    w->out->levels[depth + 1].new_states += added;
-    run_close(w, r), r = NULL;
+    if (!step.accepted) count_rule(w->out->refusals, &w->out->n_refusals, step.rule);
+    else {
+      w->out->levels[depth + 1].accepted++;
+      char *key = xcanonical(lfa_history_head(&r->h));
+      st = key ? xg_arrive(&to, &added, g, s, m, at, key, err) : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+      w->out->levels[depth + 1].new_states += added;
+    }
+    if (st == LFA_OK) st = rewind_run(w, r, &mark, step.accepted, err);
+    if (st == LFA_OK) st = record(g, x, ids, is_state, m, at, to, err);
   }
+  drop_mark(w, &mark);
   if (r) run_close(w, r);
   xmoves_free(&next);
   return st;
@@ -575,14 +564,13 @@ static lfa_status start(xwalk *w, xgraph *g, bool stable, lfa_error *err) {
     xrun *r = NULL;
     bool failed = false;
     w->out->levels[0].runs++;
-    st = run_history(&r, &failed, w, &s.items[i], 1, err);
+    st = run_history(&r, &failed, w, &s.items[i], 1, true, err);
     if (st == LFA_OK && failed) st = report_failure(w, &s.items[i], 1, false, err);
-    char *key = st == LFA_OK && !w->out->failed ? xcanonical(&r->h) : NULL;
+    char *key = st == LFA_OK && !w->out->failed ? xcanonical(lfa_history_head(&r->h)) : NULL;
     if (key) {
       uint32_t to = 0;
       bool added = false;
-      xstate proto = {.parent = UINT32_MAX, .depth = 0, .move = s.items[i]};
-      st = graph_find_add(&to, &added, g, key, proto, UINT64_MAX, err);
+      st = xg_arrive(&to, &added, g, XG_NONE, &s.items[i], 0, key, err);
       w->out->levels[0].accepted++, w->out->levels[0].new_states += added;
     }
     if (r) run_close(w, r);
@@ -591,15 +579,21 @@ static lfa_status start(xwalk *w, xgraph *g, bool stable, lfa_error *err) {
   return st;
 }
 
+/* Level by level: every node of depth d expanded, then the pairs made at
+ * d passed on, so each pair is first made at its least depth. With
+ * `concurrent`, the pair of concurrent moves counts as two of the depth's
+ * operations: pairs run from the states at most depth - 2 deep. */
 static lfa_status walk(xwalk *w, xgraph *g, lfa_error *err) {
   lfa_status st = LFA_OK;
   if (w->o->address) st = start(w, g, false, err);
   if (st == LFA_OK && w->o->stable) st = start(w, g, true, err);
-  /* breadth first: states are appended as found, so index order is depth order */
-  for (size_t s = 0; st == LFA_OK && s < g->n_states && !w->out->failed; s++)
-    if (g->states[s].depth < w->o->depth) st = expand(w, g, (uint32_t)s, err);
-  for (size_t s = 0; w->o->concurrent && st == LFA_OK && s < g->n_states && !w->out->failed; s++)
-    if (g->states[s].depth + 1u <= w->o->depth) st = explore_pairs(w, g, (uint32_t)s, err);
+  for (unsigned d = 0; st == LFA_OK && d < w->o->depth && !w->out->failed; d++) {
+    for (size_t s = 0; st == LFA_OK && s < g->n_nodes && !w->out->failed; s++)
+      if (g->nodes[s].depth == d) st = expand(w, g, (uint32_t)s, err);
+    if (st == LFA_OK && !w->out->failed) st = xg_propagate(g, d, err);
+  }
+  for (size_t s = 0; w->o->concurrent && st == LFA_OK && s < g->n_nodes && !w->out->failed; s++)
+    if (g->nodes[s].key != NULL && g->nodes[s].depth + 2u <= w->o->depth) st = explore_pairs(w, g, (uint32_t)s, err);
   return st;
 }
 
@@ -607,14 +601,17 @@ lfa_status lfa_explore(lfa_explore_result *out, const lfa_explore_options *o, lf
   memset(out, 0, sizeof *out);
   if (o->depth < 1 || o->depth > LFA_EXPLORE_DEPTH_MAX || (!o->address && !o->stable) || o->judge == NULL)
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "depth 1 to %d, at least one row-id mode and a judge", LFA_EXPLORE_DEPTH_MAX);
+  if (o->concurrent && o->depth < 2)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "a concurrent pair is two operations: --concurrent needs depth 2 or more");
   struct timespec t0, t1;
   timespec_get(&t0, TIME_UTC); /* C11: wall time */
   xwalk w = {.o = o, .j = o->judge, .out = out};
-  xgraph g = {0};
+  xgraph g = {.depth = o->depth, .max_states = o->max_states ? o->max_states : 4u << 20};
   lfa_status st = walk(&w, &g, err);
-  if (st == LFA_OK && !out->failed) st = count_histories(out, &g, o->depth, err);
+  if (st == LFA_OK && !out->failed) st = xg_count(out, &out->uncovered_restores, &g, err);
   out->distinct_states = g.n_states;
-  graph_free(&g);
+  out->paths_kept = g.n_nodes - g.n_states;
+  xg_free(&g);
   timespec_get(&t1, TIME_UTC);
   out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   return st;
@@ -626,11 +623,11 @@ static lfa_status replay(bool *failed, xwalk *w, const lfa_explore_move *moves, 
   if (concurrent) {
     bool committed = false;
     *failed = false;
-    return n >= 3 ? check_pair(failed, &committed, w, moves, n, err) : LFA_OK;
+    return n >= 3 ? check_pair(failed, &committed, w, moves, n, true, err) : LFA_OK;
   }
   xrun *r = NULL;
   bool out_of_scope = false;
-  lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n, err);
+  lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n, true, err);
   if (r) run_close(w, r);
   *failed &= !out_of_scope;
   return st;

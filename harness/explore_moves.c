@@ -468,61 +468,63 @@ static void add_field_ref(text *out, const lfa_table *t, int32_t id) {
   else add(out, "x,");
 }
 
+/* Keys by first appearance: the label of a key is the number of distinct
+ * keys met before it, fragment by fragment and offset by offset. Two heads
+ * whose keys differ by a renaming get one form; equal keys (a row an
+ * update moved, its old copy deleted) keep one label. */
+typedef struct key_labels {
+  uint64_t *sorted; /* every key of the head, ascending */
+  size_t n, next;
+  size_t *label; /* per sorted key: its label + 1, 0 before it is met */
+} key_labels;
+
+static size_t key_label(key_labels *k, uint64_t key) {
+  size_t at = rank(k->sorted, k->n, key);
+  if (at == k->n) return SIZE_MAX;
+  if (k->label[at] == 0) k->label[at] = ++k->next;
+  return k->label[at] - 1;
+}
+
+/* The head in its canonical form (explore.h): names and key values are
+ * left out, since no rule's outcome depends on them, only on the schema's
+ * order and on which rows share a key. */
 static void canonical_head(text *out, const lfa_table *t) {
-  size_t n_keys = 0, n_ids = 0;
-  uint64_t *keys = sorted_ids(t, false, &n_keys), *ids = sorted_ids(t, true, &n_ids);
-  if (keys == NULL || ids == NULL) out->lost = true;
+  size_t n_ids = 0;
+  key_labels k = {0};
+  k.sorted = sorted_ids(t, false, &k.n);
+  k.label = calloc(k.n ? k.n : 1, sizeof *k.label);
+  uint64_t *ids = sorted_ids(t, true, &n_ids);
+  if (k.sorted == NULL || k.label == NULL || ids == NULL) out->lost = true;
   add(out, "%c|", t->stable_row_ids ? 'S' : 'A');
   for (size_t i = 0; i < t->n_fields; i++) {
     const lfa_field *f = &t->fields[i];
     const lfa_field *p = f->parent_id >= 0 ? lfa_table_field(t, f->parent_id) : NULL;
-    add(out, "%s:%s:%d:%d:%ld;", f->name, f->logical_type, f->nullable, lfa_table_tracked(t, f->id) != NULL,
+    add(out, "%s:%d:%d:%ld;", f->logical_type, f->nullable, lfa_table_tracked(t, f->id) != NULL,
         p ? (long)(p - t->fields) : -1L);
   }
   for (size_t fi = 0; fi < t->n_fragments && !out->lost; fi++) {
     const lfa_fragment *fr = &t->fragments[fi];
     add(out, "|F");
-    for (size_t k = 0; k < fr->n_files; k++) {
+    for (size_t j = 0; j < fr->n_files; j++) {
       add(out, "[");
-      for (size_t m = 0; m < fr->files[k].n_fields; m++) add_field_ref(out, t, fr->files[k].fields[m]);
+      for (size_t m = 0; m < fr->files[j].n_fields; m++) add_field_ref(out, t, fr->files[j].fields[m]);
       add(out, "]");
     }
     add(out, "o%zu:", fr->n_overlays);
     for (uint32_t o = 0; o < fr->physical_rows; o++) {
-      add(out, " %zu%s", fr->keys ? rank(keys, n_keys, fr->keys[o]) : 0, lfa_fragment_is_live(fr, o) ? "" : "d");
+      add(out, " %zu%s", fr->keys ? key_label(&k, fr->keys[o]) : 0, lfa_fragment_is_live(fr, o) ? "" : "d");
       if (fr->row_ids) add(out, "r%zu", rank(ids, n_ids, fr->row_ids[o]));
       for (size_t s = 0; s < t->n_tracked; s++) add(out, "%d", lfa_cell_contains(&t->tracked[s].cells[fi], o));
     }
   }
-  free(keys);
+  free(k.sorted);
+  free(k.label);
   free(ids);
 }
 
-uint64_t xhash(const char *s) {
-  uint64_t h = 14695981039346656037u;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
-  return h;
-}
-
-/* The head, then the hashes of the distinct earlier versions, sorted. */
-char *xcanonical(const lfa_history *h) {
+char *xcanonical(const lfa_table *head) {
   text out = {0};
-  size_t n = h->count ? h->count - 1 : 0;
-  uint64_t *earlier = malloc((n ? n : 1) * sizeof *earlier);
-  if (earlier == NULL) return NULL;
-  for (size_t v = 0; v < n; v++) {
-    text one = {0};
-    canonical_head(&one, &h->versions[v]);
-    earlier[v] = one.lost ? 0 : xhash(one.s);
-    out.lost |= one.lost;
-    free(one.s);
-  }
-  qsort(earlier, n, sizeof *earlier, cmp_u64);
-  if (h->count) canonical_head(&out, lfa_history_head(h));
-  add(&out, "|H");
-  for (size_t v = 0; v < n; v++)
-    if (v == 0 || earlier[v] != earlier[v - 1]) add(&out, "%016" PRIx64, earlier[v]);
-  free(earlier);
+  canonical_head(&out, head);
   if (out.lost) free(out.s);
   return out.lost ? NULL : out.s;
 }

@@ -143,7 +143,7 @@ static lfa_status insert(lfa_memfs *m, const char *key, size_t at, bool dir, con
   lfa_status st = reserve(m, err);
   if (st == LFA_OK) st = check_bytes(m, 0, len, err);
   if (st != LFA_OK) return st;
-  lfa_memfs_entry e = {copy_name(key), dir, {0}};
+  lfa_memfs_entry e = {copy_name(key), dir, m->serial + 1, {0}};
   if (e.name == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory for %s", key);
   if (len > 0 && (st = lfa_buf_append(&e.data, data, len, err)) != LFA_OK) {
     free(e.name);
@@ -151,9 +151,26 @@ static lfa_status insert(lfa_memfs *m, const char *key, size_t at, bool dir, con
   }
   memmove(&m->entries[at + 1], &m->entries[at], (m->count - at) * sizeof *m->entries);
   m->entries[at] = e;
-  m->count++;
+  m->count++, m->serial++;
   m->bytes += len;
   return LFA_OK;
+}
+
+uint64_t lfa_memfs_mark(const lfa_memfs *m) { return m->serial; }
+
+void lfa_memfs_rewind(lfa_memfs *m, uint64_t mark) {
+  size_t kept = 0;
+  for (size_t i = 0; i < m->count; i++) {
+    lfa_memfs_entry *e = &m->entries[i];
+    if (e->serial <= mark) {
+      m->entries[kept++] = *e;
+      continue;
+    }
+    m->bytes -= e->data.len;
+    free(e->name);
+    lfa_buf_free(&e->data);
+  }
+  m->count = kept, m->serial = mark;
 }
 
 static void remove_at(lfa_memfs *m, size_t i) {
@@ -423,13 +440,13 @@ static lfa_status read_entry(lfa_memfs *m, lfa_cursor *c, lfa_error *err) {
   st = reserve(m, err);
   if (st == LFA_OK) st = check_bytes(m, 0, (size_t)len, err);
   if (st != LFA_OK) return st;
-  lfa_memfs_entry e = {copy_name(key), false, {0}};
+  lfa_memfs_entry e = {copy_name(key), false, m->serial + 1, {0}};
   if (e.name == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory for %s", key);
   if (len > 0 && (st = lfa_buf_append(&e.data, bytes, (size_t)len, err)) != LFA_OK) {
     free(e.name);
     return st;
   }
-  m->entries[m->count++] = e;
+  m->entries[m->count++] = e, m->serial++;
   m->bytes += len;
   return LFA_OK;
 }

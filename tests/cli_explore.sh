@@ -19,6 +19,8 @@ check "an unknown mode is refused" exits 2 "$lfa" explore --mode sideways
 check "an option twice is refused" exits 2 "$lfa" explore --json --json
 check "an unknown option is refused" exits 2 "$lfa" explore --deep 2
 check "a positional argument is refused" exits 2 "$lfa" explore somewhere
+check "a concurrent pair needs two operations of the depth" exits 2 "$lfa" explore --depth 1 --concurrent
+check "...and says so" says "--concurrent needs depth 2"
 
 check "the planted oracle bug is caught" exits 1 "$lfa" explore --depth 1 --mode address --plant-oracle-bug --json \
   --scenario "$tmp/explore_counterexample.json"

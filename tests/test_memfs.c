@@ -421,7 +421,7 @@ static const lfa_new_field SCHEMA[] = {
 /* Create, column update, append, row-moving update with an invalidation,
  * delete, compaction, restore, rename: deletion files, partial bitmaps,
  * shared objects and (with stable row ids) row id sequences. */
-static void write_history(lfa_history *h, bool stable) {
+static void write_steps(lfa_history *h, bool stable, size_t from, size_t to) {
   static const uint64_t K1_6[] = {1, 2, 3, 4, 5, 6};
   const char *id[] = {"id"}, *emb[] = {"emb"}, *id_emb[] = {"id", "emb"}, *value[] = {"payload.value"};
   const lfa_request steps[] = {
@@ -436,10 +436,12 @@ static void write_history(lfa_history *h, bool stable) {
       {.op = LFA_OP_RENAME, .field = "emb", .new_name = "vec"},
   };
   lfa_error err = {0};
-  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+  for (size_t i = from; i < to && i < sizeof steps / sizeof steps[0]; i++)
     if (lfa_history_apply(h, &steps[i], 0, &err) != LFA_OK)
       fail_msg("step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
 }
+
+static void write_history(lfa_history *h, bool stable) { write_steps(h, stable, 0, SIZE_MAX); }
 
 /* Every file under `dir` on disk is in `m` under `prefix` with the same
  * bytes; returns how many there are. */
@@ -571,6 +573,47 @@ static void test_history_in_memory_equals_on_disk(void **state) {
   }
 }
 
+/* Commits tried and taken back (the explorer's way, lfa/history.h and
+ * lfa_memfs_rewind) leave no trace: a history that wrote steps 5 to 8,
+ * went back to after step 4 and wrote them again holds the same files,
+ * byte for byte, as one that wrote them once, so no object of a taken-back
+ * commit is reused and the writer's generator went back too. Taken back
+ * twice, to show a mark serves again. */
+static void test_rewind_as_if_never_tried(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_memfs once, tried;
+    lfa_history a, b;
+    lfa_history_mark mark;
+    lfa_error err = {0};
+    lfa_memfs_init(&once), lfa_memfs_init(&tried);
+    assert_ok(lfa_history_open_fs(&a, &once.fs, ".", 7, &err), &err);
+    assert_ok(lfa_history_open_fs(&b, &tried.fs, ".", 7, &err), &err);
+    write_history(&a, stable);
+    write_steps(&b, stable, 0, 4);
+    uint64_t files = lfa_memfs_mark(&tried), bytes = tried.bytes;
+    assert_ok(lfa_history_mark_now(&mark, &b, &err), &err);
+    for (int round = 0; round < 2; round++) {
+      write_steps(&b, stable, 4, SIZE_MAX);
+      assert_int_equal(b.count, 8);
+      lfa_memfs_rewind(&tried, files);
+      assert_ok(lfa_history_rewind(&b, &mark, &err), &err);
+      assert_int_equal(b.count, 4);
+      assert_int_equal(tried.bytes, bytes);
+    }
+    lfa_history_mark_drop(&mark);
+    write_steps(&b, stable, 4, SIZE_MAX);
+    assert_int_equal(once.count, tried.count);
+    for (size_t i = 0; i < once.count; i++) {
+      assert_string_equal(once.entries[i].name, tried.entries[i].name);
+      assert_int_equal(once.entries[i].data.len, tried.entries[i].data.len);
+      if (once.entries[i].data.len) assert_memory_equal(once.entries[i].data.data, tried.entries[i].data.data, once.entries[i].data.len);
+    }
+    lfa_history_close(&a), lfa_history_close(&b);
+    lfa_memfs_free(&once), lfa_memfs_free(&tried);
+  }
+}
+
 /* [FA-CLONE-1] [FA-CLONE-2] clones of a history in memory, written beside
  * it: both verify clean, read back as the version they clone, and the
  * verifier finds the shallow clone's source through the memfs. The deep
@@ -635,6 +678,7 @@ static void test_new_file_place_among_close_names(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_paths_name_one_file),
+      cmocka_unit_test(test_rewind_as_if_never_tried),
       cmocka_unit_test(test_FA_LIMIT_1_read_bounded),
       cmocka_unit_test(test_FA_STORE_8_write_new_never_replaces),
       cmocka_unit_test(test_list_sorted_children),

@@ -31,12 +31,18 @@
  * States. Equal states are explored once: a state is the canonical form of
  * the head (row-id mode; schema in order with types, nullability and
  * tracking; every fragment in order with its data files by field, its rows
- * in offset order, each with the rank of its key, its deletion, the rank
- * of its row id and its bit in every tracked field) plus the set of the
- * canonical forms of the earlier versions (what a restore can bring back).
- * Version numbers, fragment ids, file names and key values are left out:
- * no rule's outcome depends on them, only on their order and sharing. Two
- * histories with one canonical state therefore have the same futures.
+ * in offset order, each with the label of its key, its deletion, the rank
+ * of its row id and its bit in every tracked field). Field names, key
+ * values, version numbers, fragment ids and file names are left out: no
+ * rule's outcome depends on them, only on the schema's order, on which
+ * rows share a key (a key's label is the number of distinct keys met
+ * before it, fragment by fragment) and on the row ids' order. Two paths
+ * to one head therefore have the same futures but for a restore, which
+ * also depends on the states the path passed: each (state, earlier state)
+ * pair some path shows is run once more as that restore, from a path kept
+ * for it (explore_internal.h). Below depth 4 this covers every history;
+ * from depth 4 a history that restores twice may not be, and the report
+ * counts each such restore as uncovered.
  *
  * What every transition must satisfy (one history = a state's first
  * history plus one move):
@@ -50,8 +56,9 @@
  *     back from disk (lfa/expr.h) agrees with the model on every live row of
  *     every tracked field (FA-EXPR-5).
  *
- * Concurrency (`concurrent`): from every state reached with fewer than
- * `depth` operations (the states the walk expands), every ordered pair (m1, m2) of the concurrent
+ * Concurrency (`concurrent`): the pair counts as two of the `depth`
+ * operations. From every state reached with at most `depth` - 2
+ * operations, every ordered pair (m1, m2) of the concurrent
  * moves (appends, single-row deletes and updates of both modes with
  * writes and invalidations, a merge_insert, a compaction, a track) is
  * committed concurrently: both built against the state, m1 committed
@@ -168,6 +175,8 @@ typedef struct lfa_explore_level {
 typedef struct lfa_explore_result {
   lfa_explore_level levels[LFA_EXPLORE_DEPTH_MAX + 1]; /* [0]: the start states */
   uint64_t distinct_states;
+  uint64_t paths_kept;         /* alias nodes: later paths kept for the restores they show (explore_internal.h) */
+  uint64_t uncovered_restores; /* restores of counted histories no pair stands for: 0 below depth 4 */
   uint64_t histories;        /* every history of 1..depth operations, counted through the state graph */
   uint64_t verified;         /* versions written and verified */
   size_t n_refusals;

@@ -52,6 +52,7 @@
 typedef struct lfa_memfs_entry {
   char *name; /* the normalized path: segments joined by '/'; owned */
   bool dir;   /* a directory made with make_dir (no data) */
+  uint64_t serial; /* the memfs's count of entries made when this one was */
   lfa_buf data;
 } lfa_memfs_entry;
 
@@ -63,6 +64,7 @@ typedef struct lfa_memfs {
   lfa_memfs_entry *entries; /* ascending by name (strcmp) */
   uint64_t bytes;           /* file content held, all files together */
   bool root_claimed;        /* make_dir took the root */
+  uint64_t serial;          /* entries made so far (lfa_memfs_mark) */
   lfa_fs fs;
 } lfa_memfs;
 
@@ -79,6 +81,12 @@ const lfa_memfs_entry *lfa_memfs_find(const lfa_memfs *m, const char *path);
  * Fails as write_new does on a bad path or a file above it, and with
  * LFA_ERR_LIMIT past the bounds. */
 lfa_status lfa_memfs_put(lfa_memfs *m, const char *path, const uint8_t *data, size_t len, lfa_error *err);
+
+/* A point to come back to, and going back to it: every entry made since
+ * is removed. An entry overwritten since (lfa_memfs_put) keeps its new
+ * content: it is for undoing commits, which only create (FA-STORE-8). */
+uint64_t lfa_memfs_mark(const lfa_memfs *m);
+void lfa_memfs_rewind(lfa_memfs *m, uint64_t mark);
 
 /* Removes the file at `path`; false when there is none. */
 bool lfa_memfs_remove(lfa_memfs *m, const char *path);

@@ -110,6 +110,22 @@ lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64
   return LFA_OK;
 }
 
+lfa_status lfa_history_mark_now(lfa_history_mark *out, const lfa_history *h, lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  out->count = h->count;
+  return h->writer ? lfa_writer_mark_now(&out->writer, h->writer, err) : LFA_OK;
+}
+
+lfa_status lfa_history_rewind(lfa_history *h, const lfa_history_mark *m, lfa_error *err) {
+  for (; h->count > m->count; h->count--) {
+    lfa_table_free(&h->versions[h->count - 1]);
+    lfa_change_free(&h->changes[h->count - 1]);
+  }
+  return h->writer ? lfa_writer_rewind(h->writer, &m->writer, err) : LFA_OK;
+}
+
+void lfa_history_mark_drop(lfa_history_mark *m) { lfa_writer_mark_drop(&m->writer); }
+
 void lfa_history_close(lfa_history *h) {
   for (size_t i = 0; i < h->count; i++) {
     lfa_table_free(&h->versions[i]);

@@ -1022,6 +1022,43 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
   return st;
 }
 
+/* ---- going back to a mark ------------------------------------------------------------------ */
+
+lfa_status lfa_writer_mark_now(lfa_writer_mark *out, const lfa_writer *w, lfa_error *err) {
+  *out = (lfa_writer_mark){w->random, w->version, w->n_objects, w->n_deletions, w->n_prior, NULL, w->sealed};
+  if (w->n_prior == 0) return LFA_OK;
+  if ((out->prior = malloc(w->n_prior * sizeof *w->prior)) == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  memcpy(out->prior, w->prior, w->n_prior * sizeof *w->prior);
+  return LFA_OK;
+}
+
+static bool same_object(const void *item, const void *key) { return item == key; }
+
+lfa_status lfa_writer_rewind(lfa_writer *w, const lfa_writer_mark *m, lfa_error *err) {
+  prior_fragment *prior = NULL;
+  if (m->n_prior && (prior = malloc(m->n_prior * sizeof *prior)) == NULL)
+    return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  if (m->n_prior) memcpy(prior, m->prior, m->n_prior * sizeof *prior);
+  for (size_t i = m->n_objects; i < w->n_objects; i++) {
+    stored_object *o = w->objects[i];
+    lfa_hash_remove(&w->by_content, o->hash, same_object, o);
+    lfa_buf_free(&o->bytes);
+    free(o->path);
+    free(o);
+  }
+  for (size_t i = m->n_deletions; i < w->n_deletions; i++) lfa_bitmap_free(w->deletions[i].set);
+  free(w->prior);
+  w->prior = prior, w->n_prior = m->n_prior;
+  w->n_objects = m->n_objects, w->n_deletions = m->n_deletions;
+  w->random = m->random, w->version = m->version, w->sealed = m->sealed;
+  return LFA_OK;
+}
+
+void lfa_writer_mark_drop(lfa_writer_mark *m) {
+  free(m->prior);
+  m->prior = NULL;
+}
+
 /* ---- clones ------------------------------------------------------------------------------ */
 
 /* The manifest of a clone: the source manifest with copies of what changes.

@@ -55,4 +55,17 @@ const lfa_table *lfa_history_version(const lfa_history *h, uint64_t version);
 
 void lfa_history_close(lfa_history *h);
 
+/* A history as it is now, to come back to after trying a commit: the
+ * versions then, and the writer's mark (lfa/writer.h). The files the tried
+ * commits wrote are the caller's to remove from its file system. */
+typedef struct lfa_history_mark {
+  size_t count;
+  lfa_writer_mark writer;
+} lfa_history_mark;
+
+lfa_status lfa_history_mark_now(lfa_history_mark *out, const lfa_history *h, lfa_error *err);
+/* Back to `m`, which stays valid for another rewind. */
+lfa_status lfa_history_rewind(lfa_history *h, const lfa_history_mark *m, lfa_error *err);
+void lfa_history_mark_drop(lfa_history_mark *m);
+
 #endif

@@ -112,4 +112,22 @@ const lfa_fs *lfa_writer_fs(const lfa_writer *w);
 
 void lfa_writer_close(lfa_writer *w);
 
+/* What a writer knows after some commit, to go back to it: a caller that
+ * tries a commit and then undoes it (the explorer, harness/lfa/explore.h)
+ * marks, commits, removes the files the commit wrote from its file system
+ * and rewinds. The objects and deletion files written after the mark are
+ * forgotten, so they are never reused. OWNERSHIP: a mark holds a copy of
+ * the writer's bookkeeping until lfa_writer_mark_drop. */
+typedef struct lfa_writer_mark {
+  uint64_t random, version;
+  size_t n_objects, n_deletions, n_prior;
+  void *prior;
+  bool sealed;
+} lfa_writer_mark;
+
+lfa_status lfa_writer_mark_now(lfa_writer_mark *out, const lfa_writer *w, lfa_error *err);
+/* Back to `m`, which stays valid for another rewind. */
+lfa_status lfa_writer_rewind(lfa_writer *w, const lfa_writer_mark *m, lfa_error *err);
+void lfa_writer_mark_drop(lfa_writer_mark *m);
+
 #endif
