@@ -152,17 +152,27 @@ static void path_add(lfa_report_grid *g, size_t column, size_t from, size_t to) 
   g->paths[g->n_paths++] = (lfa_report_path){(uint32_t)column, (uint32_t)from, (uint32_t)to};
 }
 
-/* Fragment ids rows left (`from`) and reached (`to`) in one commit. */
+/* The fragments a commit added: in this version, not in the one before,
+ * ascending. A transaction's new fragments carry no id yet (the commit
+ * hands them out in the order it lists them, 05§6), so its k-th new
+ * fragment is the k-th of these. */
+typedef struct id_set {
+  size_t count, cap;
+  uint64_t *ids;
+} id_set;
+
 typedef struct moves {
   const uint64_t *from_ids;
   size_t n_from_ids;
-  Lance__Table__DataFragment *const *from, *const *to;
+  Lance__Table__DataFragment *const *from;
   size_t n_from, n_to;
 } moves;
 
-static void moves_draw(const lfa_report *r, lfa_report_grid *g, size_t column, const moves *m) {
-  for (size_t j = 0; j < m->n_to; j++) {
-    size_t to = lfa_report_row(r, g, m->to[j]->id);
+/* Rows of `m`'s old fragments reach its n_to new ones, the next of `added`. */
+static void moves_draw(const lfa_report *r, lfa_report_grid *g, size_t column, const moves *m, const id_set *added,
+                       size_t *next) {
+  for (size_t j = 0; j < m->n_to && *next < added->count; j++) {
+    size_t to = lfa_report_row(r, g, added->ids[(*next)++]);
     for (size_t i = 0; i < m->n_from; i++) path_add(g, column, lfa_report_row(r, g, m->from[i]->id), to);
     for (size_t i = 0; i < m->n_from_ids; i++) path_add(g, column, lfa_report_row(r, g, m->from_ids[i]), to);
   }
@@ -171,22 +181,24 @@ static void moves_draw(const lfa_report *r, lfa_report_grid *g, size_t column, c
 /* A compaction moves each group's old fragments' rows to its new ones
  * (FA-REMAP-1); a row-rewriting update moves the updated rows of the
  * fragments it touched into its new fragments (FA-UPDATE-6). */
-static void paths_of(const lfa_report *r, lfa_report_grid *g, size_t column, const Lance__Table__Transaction *t) {
+static void paths_of(const lfa_report *r, lfa_report_grid *g, size_t column, const Lance__Table__Transaction *t,
+                     const id_set *added) {
+  size_t next = 0;
   if (t == NULL) return;
   if (t->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_REWRITE) {
     const Lance__Table__Transaction__Rewrite *w = t->rewrite;
-    moves all = {NULL, 0, w->old_fragments, w->new_fragments, w->n_old_fragments, w->n_new_fragments};
-    moves_draw(r, g, column, &all);
     for (size_t k = 0; k < w->n_groups; k++) {
       const Lance__Table__Transaction__Rewrite__RewriteGroup *grp = w->groups[k];
-      moves one = {NULL, 0, grp->old_fragments, grp->new_fragments, grp->n_old_fragments, grp->n_new_fragments};
-      moves_draw(r, g, column, &one);
+      moves one = {NULL, 0, grp->old_fragments, grp->n_old_fragments, grp->n_new_fragments};
+      moves_draw(r, g, column, &one, added, &next);
     }
+    moves all = {NULL, 0, w->old_fragments, w->n_old_fragments, w->n_new_fragments};
+    moves_draw(r, g, column, &all, added, &next);
   } else if (t->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_UPDATE) {
     const Lance__Table__Transaction__Update *u = t->update;
-    moves m = {u->removed_fragment_ids, u->n_removed_fragment_ids, u->updated_fragments, u->new_fragments,
-               u->n_updated_fragments, u->n_new_fragments};
-    moves_draw(r, g, column, &m);
+    moves m = {u->removed_fragment_ids, u->n_removed_fragment_ids, u->updated_fragments, u->n_updated_fragments,
+               u->n_new_fragments};
+    moves_draw(r, g, column, &m, added, &next);
   }
 }
 
@@ -204,26 +216,35 @@ static uint64_t assigned_live(const lfa_snapshot *s, const lfa_tracked_field *tf
   return s->deleted[i] ? n - roaring_bitmap_and_cardinality(rows, s->deleted[i]) : n;
 }
 
-/* The previous version's fragment ids, ascending: which ones left. */
-typedef struct id_set {
-  size_t count, cap;
-  uint64_t *ids;
-} id_set;
+static int id_order(const void *key, const void *element) {
+  return lfa_order_u64(*(const uint64_t *)key, *(const uint64_t *)element);
+}
 
-static bool id_set_take(id_set *set, const lfa_snapshot *s) {
+/* The snapshot's fragment ids, ascending; with `except`, only those not in it. */
+static bool id_set_take(id_set *set, const lfa_snapshot *s, const id_set *except) {
   size_t n = s->file.manifest->n_fragments;
   if (n > set->cap) {
     uint64_t *ids = realloc(set->ids, n * sizeof *ids);
     if (ids == NULL) return false;
     set->ids = ids, set->cap = n;
   }
-  for (size_t k = 0; k < n; k++) set->ids[k] = s->file.manifest->fragments[s->by_id[k].index]->id;
-  set->count = n;
+  set->count = 0;
+  for (size_t k = 0; k < n; k++) {
+    uint64_t id = s->file.manifest->fragments[s->by_id[k].index]->id;
+    if (except == NULL || lfa_search(&id, except->ids, except->count, sizeof id, id_order) == SIZE_MAX)
+      set->ids[set->count++] = id;
+  }
   return true;
 }
 
+/* The two fragment id sets a version is compared with. */
+typedef struct id_sets {
+  id_set before, added;
+} id_sets;
+
 static void field_sum(lfa_report *r, lfa_report_grid *g, size_t column, const lfa_snapshot *s, size_t t,
-                      const id_set *before) {
+                      const id_sets *sets) {
+  const id_set *before = &sets->before;
   const Lance__Table__Manifest *m = s->file.manifest;
   for (size_t k = 0; k < m->n_fragments; k++) {
     size_t i = s->by_id[k].index;
@@ -238,7 +259,7 @@ static void field_sum(lfa_report *r, lfa_report_grid *g, size_t column, const lf
       size_t row = row_for(r, g, before->ids[k]);
       if (row != SIZE_MAX) cell_at(r, g, row, column)->deleted++;
     }
-  if (column > 0) paths_of(r, g, column, s->transaction); /* from the column before */
+  if (column > 0) paths_of(r, g, column, s->transaction, &sets->added); /* from the column before */
 }
 
 /* "3 name, 5 other": the tracked fields, for the timeline. */
@@ -261,7 +282,8 @@ static char *tracked_list(const lfa_snapshot *s) {
 }
 
 static lfa_status take_version(lfa_report *r, lfa_report_version *v, size_t column, const lfa_snapshot *s,
-                               const id_set *before, lfa_error *err) {
+                               id_sets *sets, lfa_error *err) {
+  if (!id_set_take(&sets->added, s, &sets->before)) return nomem(err);
   const Lance__Table__Manifest *m = s->file.manifest;
   v->operation = s->transaction ? lfa_transaction_operation_name(s->transaction) : NULL;
   v->reader_flags = m->reader_feature_flags, v->writer_flags = m->writer_feature_flags;
@@ -273,7 +295,7 @@ static lfa_status take_version(lfa_report *r, lfa_report_version *v, size_t colu
     bool lost = false;
     lfa_report_grid *g = grid_for(r, s->tracked[t].field_id, f ? f->name : NULL, &lost);
     if (lost) return nomem(err);
-    if (g != NULL) field_sum(r, g, column, s, t, before);
+    if (g != NULL) field_sum(r, g, column, s, t, sets);
   }
   return LFA_OK;
 }
@@ -298,7 +320,7 @@ static lfa_status list_versions(lfa_report *r, const lfa_version_list *list, lfa
 }
 
 static lfa_status walk(lfa_report *r, const char *dir, const lfa_version_list *list, lfa_error *err) {
-  id_set before = {0};
+  id_sets sets = {0};
   size_t at = 0;
   lfa_status st = LFA_OK;
   for (size_t i = 0; i < list->count && st == LFA_OK; i++) {
@@ -308,15 +330,15 @@ static lfa_status walk(lfa_report *r, const char *dir, const lfa_version_list *l
     lfa_error why = {0};
     if (lfa_snapshot_load_fs(&snap, r->options.fs, dir, &list->entries[i], &why) != LFA_OK) {
       if ((v->unreadable = copy_text(why.msg)) == NULL) st = nomem(err);
-      before.count = 0; /* nothing known to leave at the next version */
+      sets.before.count = 0; /* nothing known to leave at the next version */
     } else {
-      st = take_version(r, v, at / r->column_width, &snap, &before, err);
-      if (st == LFA_OK && !id_set_take(&before, &snap)) st = nomem(err);
+      st = take_version(r, v, at / r->column_width, &snap, &sets, err);
+      if (st == LFA_OK && !id_set_take(&sets.before, &snap, NULL)) st = nomem(err);
       lfa_snapshot_free(&snap);
     }
     at++;
   }
-  free(before.ids);
+  free(sets.before.ids), free(sets.added.ids);
   return st;
 }
 

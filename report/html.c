@@ -104,7 +104,7 @@ static void fields(FILE *out, const lfa_report *r) {
     fprintf(out, "%" PRIu64 " version%s per column, %" PRIu64 " fragment id%s per row", r->column_width,
             r->column_width == 1 ? "" : "s", g->row_width, g->row_width == 1 ? "" : "s");
     if (g->paths_dropped) fprintf(out, "; %zu row paths not drawn (over %d)", g->paths_dropped, LFA_REPORT_PATHS_MAX);
-    fputs(".</p>\n<div class=\"grid\">", out);
+    fprintf(out, ".</p>\n<div class=\"grid\" data-field=\"%d\">", g->field_id);
     lfa_report_grid_svg(out, r, k, true);
     fputs("</div>\n", out);
   }
