@@ -35,6 +35,7 @@ static lfa_report_cell *cell_at(const lfa_report *r, lfa_report_grid *g, size_t 
 static void cell_add(lfa_report_cell *into, const lfa_report_cell *c) {
   into->live += c->live, into->assigned += c->assigned;
   into->present += c->present, into->deleted += c->deleted, into->findings += c->findings;
+  into->ended += c->ended;
 }
 
 static int path_order(const void *a, const void *b) {
@@ -96,13 +97,13 @@ size_t lfa_report_rows_used(const lfa_report *r, const lfa_report_grid *g) {
   for (size_t row = 0; row < LFA_REPORT_ROWS_MAX; row++)
     for (size_t c = 0; c < r->columns; c++) {
       const lfa_report_cell *cell = &g->cells[row * r->columns + c];
-      if (cell->present + cell->deleted + cell->findings > 0) used = row + 1;
+      if (cell->present + cell->deleted + cell->ended + cell->findings > 0) used = row + 1;
     }
   return used;
 }
 
 lfa_report_mark lfa_report_cell_mark(const lfa_report_cell *c) {
-  if (c->present == 0) return c->deleted > 0 ? LFA_MARK_DELETED : LFA_MARK_ABSENT;
+  if (c->present == 0) return c->ended ? LFA_MARK_ENDED : c->deleted ? LFA_MARK_DELETED : LFA_MARK_ABSENT;
   if (c->live == 0) return LFA_MARK_DELETED; /* only rows no longer live: nothing to assign */
   if (c->assigned == 0) return LFA_MARK_NONE;
   return c->assigned >= c->live ? LFA_MARK_ALL : LFA_MARK_PARTIAL;
@@ -262,6 +263,16 @@ static void field_sum(lfa_report *r, lfa_report_grid *g, size_t column, const lf
   if (column > 0) paths_of(r, g, column, s->transaction, &sets->added); /* from the column before */
 }
 
+/* The field was tracked at the version before and is not at this one,
+ * while fragments stay: the column where its state ended. */
+static void tracking_ended(const lfa_report *r, lfa_report_grid *g, size_t column, const lfa_snapshot *s) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    size_t row = lfa_report_row(r, g, m->fragments[i]->id);
+    if (row != SIZE_MAX) cell_at(r, g, row, column)->ended++;
+  }
+}
+
 /* "3 name, 5 other": the tracked fields, for the timeline. */
 static char *tracked_list(const lfa_snapshot *s) {
   size_t cap = 16 * s->n_tracked + 1, used = 0;
@@ -290,12 +301,19 @@ static lfa_status take_version(lfa_report *r, lfa_report_version *v, size_t colu
   v->fragments = m->n_fragments;
   for (size_t i = 0; i < m->n_fragments; i++) v->live_rows += lfa_snapshot_live_rows(s, i);
   if ((v->tracked = tracked_list(s)) == NULL) return nomem(err);
+  bool now[LFA_REPORT_FIELDS_MAX] = {false};
   for (size_t t = 0; t < s->n_tracked; t++) {
     const Lance__File__Field *f = lfa_snapshot_field(s, s->tracked[t].field_id);
     bool lost = false;
     lfa_report_grid *g = grid_for(r, s->tracked[t].field_id, f ? f->name : NULL, &lost);
     if (lost) return nomem(err);
-    if (g != NULL) field_sum(r, g, column, s, t, sets);
+    if (g == NULL) continue;
+    field_sum(r, g, column, s, t, sets);
+  }
+  for (size_t k = 0; k < r->n_grids; k++) now[k] = lfa_snapshot_tracked(s, r->grids[k].field_id) != SIZE_MAX;
+  for (size_t k = 0; k < r->n_grids; k++) {
+    if (r->grids[k].tracked_before && !now[k]) tracking_ended(r, &r->grids[k], column, s);
+    r->grids[k].tracked_before = now[k];
   }
   return LFA_OK;
 }

@@ -4,7 +4,8 @@
  * range). The fill says the assigned share of the live rows (00§1): dark
  * green every live row, white none, a yellow-to-green ramp for a part;
  * hatched grey a fragment that left the manifest or has no live row left
- * (05§3); nothing for no fragment. Curves between columns are the paths
+ * (05§3); nothing for no fragment; pale red with a dashed outline the
+ * fragments of the version where the field stopped being tracked. Curves between columns are the paths
  * rows took: a compaction's groups (FA-REMAP-1) and a row-rewriting
  * update's moves (FA-UPDATE-6). A cell with a finding has a red outline
  * and, in a page, the id its finding links to. Every text from the dataset
@@ -35,7 +36,7 @@ static geometry geometry_of(const lfa_report *r, const lfa_report_grid *g) {
 }
 
 static const char *mark_name(lfa_report_mark mark) {
-  static const char *const names[] = {"absent", "all", "none", "partial", "deleted"};
+  static const char *const names[] = {"absent", "all", "none", "partial", "deleted", "ended"};
   return names[mark];
 }
 
@@ -71,6 +72,7 @@ static void cell_title(FILE *out, const lfa_report *r, const lfa_report_grid *g,
   lfa_report_mark mark = lfa_report_cell_mark(c);
   fprintf(out, ": %s, %" PRIu64 " of %" PRIu64 " live rows assigned", mark_name(mark), c->assigned, c->live);
   if (c->deleted) fprintf(out, ", %" PRIu32 " left the manifest", c->deleted);
+  if (c->ended) fprintf(out, ", tracking ended on %" PRIu32, c->ended);
   if (c->findings) fprintf(out, ", %" PRIu32 " finding%s", c->findings, c->findings == 1 ? "" : "s");
   if (vlo != vhi || flo != fhi)
     fprintf(out, " (zoom: --versions %" PRIu64 "..%" PRIu64 " --fragments %" PRIu64 "..%" PRIu64 ")", vlo, vhi, flo,
@@ -92,12 +94,14 @@ static void cell_svg(FILE *out, const lfa_report *r, size_t gi, size_t row, size
   else if (mark == LFA_MARK_PARTIAL) partial_fill(fill, c);
   else if (mark == LFA_MARK_DELETED) snprintf(fill, sizeof fill, "url(#h%zu)", gi);
   else if (mark == LFA_MARK_ABSENT) snprintf(fill, sizeof fill, "none");
+  else if (mark == LFA_MARK_ENDED) snprintf(fill, sizeof fill, "#ffebe9");
   fputs("<rect", out);
   if (anchors && c->findings) fprintf(out, " id=\"c-%zu-%zu-%zu\"", gi, row, column);
   fprintf(out, " class=\"m-%s%s\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\"", mark_name(mark),
           c->findings ? " bad" : "", x, y, m->cell_w, m->row_h - 1, fill);
   if (c->findings) fputs(" stroke=\"#cf222e\" stroke-width=\"2\"", out);
   else if (mark == LFA_MARK_NONE) fputs(" stroke=\"#8c959f\" stroke-width=\"1\"", out);
+  else if (mark == LFA_MARK_ENDED) fputs(" stroke=\"#cf222e\" stroke-dasharray=\"2 2\"", out);
   if (c->present) fprintf(out, " data-p=\"%" PRIu32 "\"", c->present);
   if (r->column_width == 1 && g->row_width == 1)
     fprintf(out, " data-v=\"%" PRIu64 "\" data-f=\"%" PRIu64 "\"", r->versions[column].version,
@@ -163,13 +167,13 @@ void lfa_report_grid_svg(FILE *out, const lfa_report *r, size_t gi, bool anchors
 
 /* The legend of a standalone figure, below its grid. */
 static void legend_svg(FILE *out, size_t gi, unsigned y) {
-  static const char *const names[] = {"all", "none", "partial", "deleted", "row path"};
-  char fills[5][16] = {"#1a7f37", "#ffffff", "#b0d349", "", ""};
+  static const char *const names[] = {"all", "none", "partial", "deleted", "tracking ended", "row path"};
+  char fills[6][16] = {"#1a7f37", "#ffffff", "#b0d349", "", "#ffebe9", ""};
   snprintf(fills[3], sizeof fills[3], "url(#h%zu)", gi);
   fputs("<g font-family=\"sans-serif\" font-size=\"11\" fill=\"#24292f\">\n", out);
-  for (unsigned k = 0; k < 5; k++) {
-    unsigned x = LABEL_W + k * 90;
-    if (k < 4)
+  for (unsigned k = 0; k < 6; k++) {
+    unsigned x = LABEL_W + k * 90 + (k == 5 ? 30 : 0);
+    if (k < 5)
       fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#8c959f\"/>\n", x, y,
               fills[k]);
     else fprintf(out, "<path d=\"M%u %uH%u\" stroke=\"#0969da\" stroke-width=\"2\"/>\n", x, y + 6, x + 12);
@@ -182,7 +186,7 @@ void lfa_report_write_svg(FILE *out, const lfa_report *r, const lfa_report_grid 
   size_t gi = (size_t)(g - r->grids);
   geometry m = geometry_of(r, g);
   unsigned width = LABEL_W + m.columns * m.pitch + 8;
-  if (width < LABEL_W + 460) width = LABEL_W + 460;
+  if (width < LABEL_W + 590) width = LABEL_W + 590;
   unsigned grid_bottom = HEAD_H + m.rows * m.row_h;
   svg_open(out, gi, width, grid_bottom + LEGEND_H + 8);
   fputs("<title>", out), lfa_put_xml(out, title), fputs("</title>\n", out);

@@ -86,7 +86,8 @@ static void legend(FILE *out) {
   fputs("<p>Columns are versions, rows fragment ids. Fill: <b style=\"color:#1a7f37\">&#9632;</b> every live row "
         "assigned (all), &#9633; no live row assigned (none), <b style=\"color:#b0d349\">&#9632;</b> a share "
         "(partial: pale yellow few, green most), <b style=\"color:#6e7781\">&#9638;</b> hatched: the fragment "
-        "left the manifest or has no live row (deleted), empty: no fragment (absent). Blue curves: the paths "
+        "left the manifest or has no live row (deleted), empty: no fragment (absent), <b style=\"color:#cf222e\">&#9633;</b> "
+        "dashed pale red: the field stopped being tracked while its fragments stayed (ended). Blue curves: the paths "
         "rows took through compactions and row-moving updates. A red outline: a finding. Hover a cell for its "
         "numbers; a bucket of several versions or fragments names the options that zoom into it.</p>\n",
         out);

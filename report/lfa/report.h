@@ -54,13 +54,16 @@ enum {
 };
 
 /* What a cell shows (00§1, 05§3): every live row assigned, none, some; a
- * fragment that left the manifest or has no live row; or no fragment. */
+ * fragment that left the manifest or has no live row; no fragment; or the
+ * version where the field stopped being tracked while its fragments stayed
+ * (the state an older writer drops, FA-FLAG-6, or a drop, FA-PROJECT-2). */
 typedef enum lfa_report_mark {
   LFA_MARK_ABSENT = 0,
   LFA_MARK_ALL,
   LFA_MARK_NONE,
   LFA_MARK_PARTIAL,
-  LFA_MARK_DELETED
+  LFA_MARK_DELETED,
+  LFA_MARK_ENDED
 } lfa_report_mark;
 
 /* One bucket of one field: sums over the (version, fragment) pairs in it. */
@@ -68,6 +71,7 @@ typedef struct lfa_report_cell {
   uint64_t live, assigned; /* live rows, and those assigned */
   uint32_t present;        /* pairs whose fragment is in the manifest */
   uint32_t deleted;        /* pairs whose fragment left or has no live row */
+  uint32_t ended;          /* fragments of the version where tracking ended */
   uint32_t findings;       /* findings located here */
 } lfa_report_cell;
 
@@ -84,6 +88,7 @@ typedef struct lfa_report_grid {
   size_t n_paths, cap_paths;
   lfa_report_path *paths;
   size_t paths_dropped;
+  bool tracked_before;  /* tracked at the last readable version */
 } lfa_report_grid;
 
 /* One version of the timeline. */
