@@ -15,7 +15,7 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  conformance [--adapter CMD] [--filter GLOB] [--expected-failures FILE]\n"
-    "              [--junit FILE] [--tap]\n"
+    "              [--junit FILE] [--html DIR] [--tap]\n"
     "        run the conformance scenarios against a writer (default: lfa's own)\n"
     "        and verify every dataset it writes; one verdict per scenario\n"
     "  adapter SCENARIO.json OUT_DIR\n"

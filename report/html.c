@@ -16,7 +16,7 @@
 #include "lfa/flags.h"
 #include "lfa/report.h"
 
-static const char STYLE[] =
+const char LFA_REPORT_STYLE[] =
     "body{font:14px/1.4 sans-serif;margin:1.5em;color:#24292f}"
     "table{border-collapse:collapse;font-size:12px}"
     "th,td{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top}"
@@ -126,16 +126,14 @@ static void finding_place(FILE *out, const lfa_finding *f) {
   }
 }
 
-static void finding_item(FILE *out, const lfa_report *r, size_t i) {
-  const lfa_finding *f = &r->verified.findings.items[i];
-  char anchor[96];
-  lfa_report_finding_anchor(anchor, sizeof anchor, r, f);
-  fprintf(out, "<li id=\"f-%zu\" class=\"%s\"><b>%s ", i, lfa_severity_name(f->severity),
+void lfa_report_finding_html(FILE *out, const lfa_finding *f, size_t index, const char *href) {
+  fprintf(out, "<li id=\"f-%zu\" class=\"%s\"><b>%s ", index, lfa_severity_name(f->severity),
           lfa_severity_name(f->severity));
   text(out, f->rule);
-  fprintf(out, "</b> <a href=\"#%s\">", anchor);
+  fputs("</b> ", out);
+  if (href) fputs("<a href=\"", out), text(out, href), fputs("\">", out);
   finding_place(out, f);
-  fputs("</a>", out);
+  if (href) fputs("</a>", out);
   if (f->file) fputs(" <code>", out), text(out, f->file), fputs("</code>", out);
   fputs(": ", out), text(out, f->message);
   const lfa_requirement_text *q = lfa_requirement_find(f->rule);
@@ -144,6 +142,13 @@ static void finding_item(FILE *out, const lfa_report *r, size_t i) {
   else text(out, q->id), fputs(" (", out), text(out, q->level), fputs(", ", out), text(out, q->where),
        fputs("): ", out), text(out, q->text);
   fputs("</blockquote></li>\n", out);
+}
+
+static void finding_item(FILE *out, const lfa_report *r, size_t i) {
+  char anchor[96];
+  anchor[0] = '#';
+  lfa_report_finding_anchor(anchor + 1, sizeof anchor - 1, r, &r->verified.findings.items[i]);
+  lfa_report_finding_html(out, &r->verified.findings.items[i], i, anchor);
 }
 
 static void findings(FILE *out, const lfa_report *r) {
@@ -164,7 +169,8 @@ static void findings(FILE *out, const lfa_report *r) {
 static void header(FILE *out, const lfa_report *r) {
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lfa report: ", out);
   text(out, r->dataset);
-  fprintf(out, "</title><style>%s</style></head><body>\n<h1>Field assignment report</h1>\n<p>Dataset <code>", STYLE);
+  fprintf(out, "</title><style>%s</style></head><body>\n<h1>Field assignment report</h1>\n<p>Dataset <code>",
+          LFA_REPORT_STYLE);
   text(out, r->dataset);
   fprintf(out, "</code>: %zu version%s (%" PRIu64 " to %" PRIu64 ")", r->n_versions, r->n_versions == 1 ? "" : "s",
           r->versions[0].version, r->versions[r->n_versions - 1].version);

@@ -9,7 +9,9 @@
 # Pages: the sample, a compaction and a row-moving update run from the
 # conformance scenarios, two invalid datasets (findings that link to a
 # cell and to a version), and a 120-version history of 80 fragments
-# written by bench/verify_scaling (drawn in buckets). Before any of that,
+# written by bench/verify_scaling (drawn in buckets); then the pages of
+# `lfa conformance --html` for an adapter with a planted bug, whose broken
+# key must be marked. Before any of that,
 # planted failures (a console error, a blank page, a broken link, a cell
 # too few, a stray end tag) must each be caught, so no check passes by
 # default.
@@ -108,6 +110,31 @@ for ds in "$tmp/sample" "$tmp/compact_with_deletions" "$tmp/update_rewrite_rows_
     failed=1
   fi
 done
+
+# ---- lfa conformance --html: a planted writer bug's page shows the broken cell -----
+# tests/broken_adapter.py off-by-one reports the key after the last assigned
+# one as assigned too: at the setup of compact_with_deletions label is
+# expected on keys 1-6, so key 7 must be drawn as differing.
+LFA=$(cd "$(dirname "$lfa")" && pwd)/$(basename "$lfa") "$lfa" conformance --filter compact_with_deletions \
+  --adapter "python3 tests/broken_adapter.py off-by-one" --html "$tmp/conf" >/dev/null 2>&1
+for page in index compact_with_deletions compact_with_deletions.dataset; do
+  if [ ! -f "$tmp/conf/$page.html" ]; then
+    echo "report_browser: FAIL: lfa conformance --html wrote no $page.html"
+    failed=1
+    continue
+  fi
+  run_browser "$tmp/conf/$page.html" "$tmp/conf/$page.png" "$tmp/conf/$page.log" >"$tmp/conf/$page.dom.html"
+  for c in "html $tmp/conf/$page.html" "console $tmp/conf/$page.log" "png $tmp/conf/$page.png" \
+    "links $tmp/conf/$page.dom.html"; do
+    # shellcheck disable=SC2086
+    $check $c || { echo "report_browser: FAIL: conformance page $page"; failed=1; }
+  done
+  pages=$((pages + 1))
+done
+if ! grep -q 'class="differs"><title>key 7<' "$tmp/conf/compact_with_deletions.html" 2>/dev/null; then
+  echo "report_browser: FAIL: the planted bug's page does not mark key 7 as differing"
+  failed=1
+fi
 
 if [ $failed -ne 0 ]; then
   echo "report_browser: FAIL"

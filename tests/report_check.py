@@ -14,6 +14,7 @@ DOM from the browser.
 import html.entities
 import html.parser
 import json
+import os
 import re
 import struct
 import sys
@@ -23,6 +24,8 @@ SIZE_MAX = 5 * 1024 * 1024
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # Elements an HTML parser closes by itself; a page written by lfa closes all of them.
 SVG_SELF_CLOSING = {"path", "rect", "line", "circle", "stop", "use"}
+# A link to a page in the same folder (lfa conformance --html): a plain file name.
+SIBLING = re.compile(r"^[A-Za-z0-9_.-]+\.html(#[A-Za-z0-9_-]*)?$")
 
 
 class Strict(html.parser.HTMLParser):
@@ -32,6 +35,7 @@ class Strict(html.parser.HTMLParser):
         super().__init__(convert_charrefs=False)
         self.stack, self.errors, self.ids, self.elements = [], [], {}, []
         self.doctype = False
+        self.siblings = []
 
     def where(self):
         return "line %d col %d" % self.getpos()
@@ -61,7 +65,9 @@ class Strict(html.parser.HTMLParser):
             self.ids[d["id"]] = tag
         for a in ("src", "href", "xlink:href", "action"):
             v = d.get(a)
-            if v is not None and not v.startswith("#"):
+            if tag == "a" and a == "href" and v is not None and SIBLING.match(v):
+                self.siblings.append(v.split("#")[0])  # another page beside this one
+            elif v is not None and not v.startswith("#"):
                 self.errors.append("%s: <%s %s=%r> leaves the page" % (self.where(), tag, a, v))
         if tag in ("script", "link", "iframe", "object", "img"):
             self.errors.append("%s: <%s> in a self-contained page" % (self.where(), tag))
@@ -117,6 +123,8 @@ def check_links(path):
     p, _ = parse(path)
     links = [(t, d["href"][1:]) for t, d in p.elements if t == "a" and d.get("href", "").startswith("#")]
     missing = [target for _, target in links if target not in p.ids]
+    folder = os.path.dirname(path) or "."
+    missing += [s for s in p.siblings if not os.path.isfile(os.path.join(folder, s))]
     if missing:
         fail("%s: %d links without a target, first #%s" % (path, len(missing), missing[0]))
     findings = [d["id"] for t, d in p.elements if t == "li" and d.get("id", "").startswith("f-")]
