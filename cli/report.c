@@ -85,14 +85,8 @@ static bool parse_args(report_args *a, int argc, char **argv) {
   return !a->fragments || parse_range("--fragments", a->fragments, &o->has_fragments, &o->fragment_lo, &o->fragment_hi);
 }
 
-static const lfa_report_grid *grid_of(const lfa_report *r, uint64_t field_id) {
-  for (size_t k = 0; k < r->n_grids; k++)
-    if ((uint64_t)r->grids[k].field_id == field_id) return &r->grids[k];
-  return NULL;
-}
-
 static int write_out(const report_args *a, const lfa_report *r) {
-  const lfa_report_grid *g = a->has_svg ? grid_of(r, a->svg_field) : NULL;
+  const lfa_report_grid *g = a->has_svg ? lfa_report_grid_of(r, (int32_t)a->svg_field) : NULL;
   if (a->has_svg && g == NULL) {
     lfa_cli_fail("report", a->dataset, "that field is not tracked in any version in range");
     return LFA_EXIT_UNUSABLE;

@@ -169,14 +169,24 @@ typedef struct moves {
   size_t n_from, n_to;
 } moves;
 
-/* Rows of `m`'s old fragments reach its n_to new ones, the next of `added`. */
+static uint64_t row_bit(const lfa_report *r, const lfa_report_grid *g, uint64_t fragment_id) {
+  size_t row = lfa_report_row(r, g, fragment_id);
+  return row == SIZE_MAX ? 0 : (uint64_t)1 << row;
+}
+
+/* Rows of `m`'s old fragments reach its n_to new ones, the next of
+ * `added`. Rows are taken as sets first (LFA_REPORT_ROWS_MAX fits one
+ * word), so a group of thousands of fragments costs one pass, not a
+ * product. */
 static void moves_draw(const lfa_report *r, lfa_report_grid *g, size_t column, const moves *m, const id_set *added,
                        size_t *next) {
-  for (size_t j = 0; j < m->n_to && *next < added->count; j++) {
-    size_t to = lfa_report_row(r, g, added->ids[(*next)++]);
-    for (size_t i = 0; i < m->n_from; i++) path_add(g, column, lfa_report_row(r, g, m->from[i]->id), to);
-    for (size_t i = 0; i < m->n_from_ids; i++) path_add(g, column, lfa_report_row(r, g, m->from_ids[i]), to);
-  }
+  uint64_t from = 0, to = 0;
+  for (size_t j = 0; j < m->n_to && *next < added->count; j++) to |= row_bit(r, g, added->ids[(*next)++]);
+  for (size_t i = 0; i < m->n_from; i++) from |= row_bit(r, g, m->from[i]->id);
+  for (size_t i = 0; i < m->n_from_ids; i++) from |= row_bit(r, g, m->from_ids[i]);
+  for (size_t a = 0; a < LFA_REPORT_ROWS_MAX; a++)
+    for (size_t b = 0; (from >> a & 1) && b < LFA_REPORT_ROWS_MAX; b++)
+      if (to >> b & 1) path_add(g, column, a, b);
 }
 
 /* A compaction moves each group's old fragments' rows to its new ones
@@ -362,7 +372,7 @@ static lfa_status walk(lfa_report *r, const char *dir, const lfa_version_list *l
 
 /* ---- findings ---------------------------------------------------------------------------- */
 
-static lfa_report_grid *grid_of(const lfa_report *r, int32_t field_id) {
+lfa_report_grid *lfa_report_grid_of(const lfa_report *r, int32_t field_id) {
   for (size_t k = 0; k < r->n_grids; k++)
     if (r->grids[k].field_id == field_id) return &r->grids[k];
   return NULL;
@@ -372,7 +382,7 @@ static lfa_report_grid *grid_of(const lfa_report *r, int32_t field_id) {
 static lfa_report_cell *finding_cell(const lfa_report *r, const lfa_finding *f, size_t *grid, size_t *row,
                                      size_t *column) {
   if (!f->has_field || !f->has_fragment) return NULL;
-  lfa_report_grid *g = grid_of(r, f->field_id);
+  lfa_report_grid *g = lfa_report_grid_of(r, f->field_id);
   if (g == NULL) return NULL;
   *column = lfa_report_column(r, f->version);
   *row = lfa_report_row(r, g, f->fragment_id);
@@ -384,7 +394,8 @@ static lfa_report_cell *finding_cell(const lfa_report *r, const lfa_finding *f, 
 void lfa_report_finding_anchor(char *out, size_t cap, const lfa_report *r, const lfa_finding *f) {
   size_t grid = 0, row = 0, column = 0;
   if (finding_cell(r, f, &grid, &row, &column) != NULL) snprintf(out, cap, "c-%zu-%zu-%zu", grid, row, column);
-  else snprintf(out, cap, "v-%" PRIu64, f->version);
+  else if (lfa_report_column(r, f->version) != SIZE_MAX) snprintf(out, cap, "v-%" PRIu64, f->version);
+  else snprintf(out, cap, "timeline"); /* a version the walk did not list */
 }
 
 static void place_findings(lfa_report *r) {
@@ -425,6 +436,7 @@ lfa_status lfa_report_collect(lfa_report *out, const char *dir, const lfa_report
                           .to = out->versions[out->n_versions - 1].version, .fs = out->options.fs};
   if ((st = lfa_verify_dataset(&out->verified, dir, &v, err)) != LFA_OK) return st;
   fit_cells(out);
+  for (size_t k = 0; k < out->n_grids; k++) paths_unique(&out->grids[k]); /* one order, whatever the walk's */
   place_findings(out);
   return LFA_OK;
 }

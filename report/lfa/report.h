@@ -47,7 +47,7 @@ const lfa_requirement_text *lfa_requirement_find(const char *id);
 /* Drawing bounds: what keeps a page of any history under a few MB. */
 enum {
   LFA_REPORT_COLUMNS_MAX = 100,  /* version columns per grid */
-  LFA_REPORT_ROWS_MAX = 64,      /* fragment rows per grid */
+  LFA_REPORT_ROWS_MAX = 64,      /* fragment rows per grid (one bit each in a word: collect.c) */
   LFA_REPORT_CELLS_MAX = 12000,  /* cells of all grids together */
   LFA_REPORT_FIELDS_MAX = 32,    /* tracked fields drawn (the others counted) */
   LFA_REPORT_FINDINGS_MAX = 1000,/* findings listed (the others counted) */
@@ -134,6 +134,8 @@ lfa_status lfa_report_collect(lfa_report *out, const char *dir, const lfa_report
                               lfa_error *err);
 void lfa_report_free(lfa_report *report);
 
+/* The grid of a field, or NULL when no version in range tracks it. */
+lfa_report_grid *lfa_report_grid_of(const lfa_report *r, int32_t field_id);
 /* The column of a version and the row of a fragment id, or SIZE_MAX. */
 size_t lfa_report_column(const lfa_report *r, uint64_t version);
 size_t lfa_report_row(const lfa_report *r, const lfa_report_grid *g, uint64_t fragment_id);
