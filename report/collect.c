@@ -391,10 +391,25 @@ static lfa_report_cell *finding_cell(const lfa_report *r, const lfa_finding *f, 
   return cell_at(r, g, *row, *column);
 }
 
+static bool version_shown(const lfa_report *r, uint64_t version) {
+  size_t i = lfa_search(&version, r->versions, r->n_versions, sizeof *r->versions, version_order);
+  return i != SIZE_MAX && r->versions[i].shown;
+}
+
+/* The timeline's rows: every version when there are few, else an even
+ * sample, then versions with findings while the rows stay within twice
+ * the budget (a finding whose version has no row links the timeline). */
+static void choose_timeline(lfa_report *r) {
+  size_t every = (r->n_versions + LFA_REPORT_TIMELINE_MAX - 1) / LFA_REPORT_TIMELINE_MAX, rows = 0;
+  for (size_t i = 0; i < r->n_versions; i++) rows += r->versions[i].shown = i % every == 0;
+  for (size_t i = 0; i < r->n_versions && rows < 2 * LFA_REPORT_TIMELINE_MAX; i++)
+    if (!r->versions[i].shown && r->versions[i].findings) r->versions[i].shown = true, rows++;
+}
+
 void lfa_report_finding_anchor(char *out, size_t cap, const lfa_report *r, const lfa_finding *f) {
   size_t grid = 0, row = 0, column = 0;
   if (finding_cell(r, f, &grid, &row, &column) != NULL) snprintf(out, cap, "c-%zu-%zu-%zu", grid, row, column);
-  else if (lfa_report_column(r, f->version) != SIZE_MAX) snprintf(out, cap, "v-%" PRIu64, f->version);
+  else if (version_shown(r, f->version)) snprintf(out, cap, "v-%" PRIu64, f->version);
   else snprintf(out, cap, "timeline"); /* a version the walk did not list */
 }
 
@@ -438,6 +453,7 @@ lfa_status lfa_report_collect(lfa_report *out, const char *dir, const lfa_report
   fit_cells(out);
   for (size_t k = 0; k < out->n_grids; k++) paths_unique(&out->grids[k]); /* one order, whatever the walk's */
   place_findings(out);
+  choose_timeline(out);
   return LFA_OK;
 }
 

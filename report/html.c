@@ -11,6 +11,7 @@
  * Every string from the dataset or the command line is written by the one
  * escaping writer (lfa_put_xml: character data and quoted attributes). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "lfa/escape.h"
 #include "lfa/flags.h"
@@ -27,6 +28,20 @@ const char LFA_REPORT_STYLE[] =
     ":target{outline:3px solid #cf222e}";
 
 static void text(FILE *out, const char *s) { lfa_put_xml(out, s); }
+
+/* Text from the dataset, at most LFA_REPORT_TEXT_MAX bytes of it, so no
+ * name or message can make the page large; "..." says it was cut. */
+static void text_cut(FILE *out, const char *s) {
+  char cut[LFA_REPORT_TEXT_MAX + 1];
+  size_t n = s ? strlen(s) : 0;
+  if (n <= LFA_REPORT_TEXT_MAX) {
+    text(out, s);
+    return;
+  }
+  memcpy(cut, s, LFA_REPORT_TEXT_MAX);
+  cut[LFA_REPORT_TEXT_MAX] = '\0';
+  text(out, cut), fputs("...", out);
+}
 
 static void flags_cell(FILE *out, uint64_t flags, bool tracked) {
   fprintf(out, "<td class=\"n\">%" PRIu64, flags);
@@ -52,18 +67,19 @@ static void timeline_row(FILE *out, const lfa_report *r, const lfa_report_versio
   fprintf(out, "<tr id=\"v-%" PRIu64 "\"%s><td class=\"n\">%" PRIu64 "</td>", v->version,
           v->findings ? " class=\"bad\"" : "", v->version);
   if (v->unreadable) {
-    fputs("<td colspan=\"6\">unreadable: ", out), text(out, v->unreadable), fputs("</td>", out);
+    fputs("<td colspan=\"6\">unreadable: ", out), text_cut(out, v->unreadable), fputs("</td>", out);
   } else {
     fputs("<td>", out), text(out, v->operation ? v->operation : "(no transaction)"), fputs("</td>", out);
     bool tracked = v->tracked && v->tracked[0];
     flags_cell(out, v->reader_flags, tracked);
     flags_cell(out, v->writer_flags, tracked);
     fprintf(out, "<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td><td>", v->fragments, v->live_rows);
-    text(out, v->tracked), fputs("</td>", out);
+    text_cut(out, v->tracked), fputs("</td>", out);
   }
   size_t f = first_finding(r, v->version);
-  if (v->findings && f != SIZE_MAX) fprintf(out, "<td><a href=\"#f-%zu\">&#9679; %" PRIu32 "</a></td></tr>\n", f,
-                                            v->findings);
+  if (v->findings && f != SIZE_MAX && f < LFA_REPORT_FINDINGS_MAX)
+    fprintf(out, "<td><a href=\"#f-%zu\">&#9679; %" PRIu32 "</a></td></tr>\n", f, v->findings);
+  else if (v->findings) fprintf(out, "<td><a href=\"#findings\">&#9679; %" PRIu32 "</a></td></tr>\n", v->findings);
   else fputs("<td></td></tr>\n", out);
 }
 
@@ -72,13 +88,13 @@ static void timeline_row(FILE *out, const lfa_report *r, const lfa_report_versio
 static void timeline(FILE *out, const lfa_report *r) {
   size_t every = (r->n_versions + LFA_REPORT_TIMELINE_MAX - 1) / LFA_REPORT_TIMELINE_MAX;
   fputs("<h2 id=\"timeline\">Timeline</h2>\n", out);
-  if (every > 1) fprintf(out, "<p>Every %zu-th version, and every version with a finding.</p>\n", every);
+  if (every > 1) fprintf(out, "<p>Every %zu-th version, and versions with findings.</p>\n", every);
   fputs("<div class=\"scroll\"><table><thead><tr><th>version</th><th>operation</th><th>reader flags</th>"
         "<th>writer flags</th><th>fragments</th><th>live rows</th><th>tracked fields</th><th>findings</th>"
         "</tr></thead><tbody>\n",
         out);
   for (size_t i = 0; i < r->n_versions; i++)
-    if (i % every == 0 || r->versions[i].findings) timeline_row(out, r, &r->versions[i]);
+    if (r->versions[i].shown) timeline_row(out, r, &r->versions[i]);
   fputs("</tbody></table></div>\n", out);
 }
 
@@ -100,7 +116,7 @@ static void fields(FILE *out, const lfa_report *r) {
   for (size_t k = 0; k < r->n_grids; k++) {
     const lfa_report_grid *g = &r->grids[k];
     fprintf(out, "<h3 id=\"field-%d\">field %d ", g->field_id, g->field_id);
-    text(out, g->name ? g->name : "(not in the schema)");
+    text_cut(out, g->name ? g->name : "(not in the schema)");
     fputs("</h3>\n<p>", out);
     fprintf(out, "%" PRIu64 " version%s per column, %" PRIu64 " fragment id%s per row", r->column_width,
             r->column_width == 1 ? "" : "s", g->row_width, g->row_width == 1 ? "" : "s");
@@ -117,7 +133,7 @@ static void finding_place(FILE *out, const lfa_finding *f) {
   fprintf(out, "version %" PRIu64, f->version);
   if (f->has_field) {
     fprintf(out, ", field %d", f->field_id);
-    if (f->field_name) fputs(" (", out), text(out, f->field_name), fputc(')', out);
+    if (f->field_name) fputs(" (", out), text_cut(out, f->field_name), fputc(')', out);
   }
   if (f->has_fragment) fprintf(out, ", fragment %" PRIu64, f->fragment_id);
   if (f->n_rows) {
@@ -134,8 +150,8 @@ void lfa_report_finding_html(FILE *out, const lfa_finding *f, size_t index, cons
   if (href) fputs("<a href=\"", out), text(out, href), fputs("\">", out);
   finding_place(out, f);
   if (href) fputs("</a>", out);
-  if (f->file) fputs(" <code>", out), text(out, f->file), fputs("</code>", out);
-  fputs(": ", out), text(out, f->message);
+  if (f->file) fputs(" <code>", out), text_cut(out, f->file), fputs("</code>", out);
+  fputs(": ", out), text_cut(out, f->message);
   const lfa_requirement_text *q = lfa_requirement_find(f->rule);
   fputs("<blockquote>", out);
   if (q == NULL) fputs("(no requirement text in this build's spec)", out);
@@ -168,10 +184,10 @@ static void findings(FILE *out, const lfa_report *r) {
 
 static void header(FILE *out, const lfa_report *r) {
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lfa report: ", out);
-  text(out, r->dataset);
+  text_cut(out, r->dataset);
   fprintf(out, "</title><style>%s</style></head><body>\n<h1>Field assignment report</h1>\n<p>Dataset <code>",
           LFA_REPORT_STYLE);
-  text(out, r->dataset);
+  text_cut(out, r->dataset);
   fprintf(out, "</code>: %zu version%s (%" PRIu64 " to %" PRIu64 ")", r->n_versions, r->n_versions == 1 ? "" : "s",
           r->versions[0].version, r->versions[r->n_versions - 1].version);
   if (r->options.has_fragments)

@@ -48,11 +48,12 @@ const lfa_requirement_text *lfa_requirement_find(const char *id);
 enum {
   LFA_REPORT_COLUMNS_MAX = 100,  /* version columns per grid */
   LFA_REPORT_ROWS_MAX = 64,      /* fragment rows per grid (one bit each in a word: collect.c) */
-  LFA_REPORT_CELLS_MAX = 12000,  /* cells of all grids together */
+  LFA_REPORT_CELLS_MAX = 10000,  /* cells of all grids together */
   LFA_REPORT_FIELDS_MAX = 32,    /* tracked fields drawn (the others counted) */
-  LFA_REPORT_FINDINGS_MAX = 1000,/* findings listed (the others counted) */
+  LFA_REPORT_FINDINGS_MAX = 400, /* findings listed (the others counted) */
   LFA_REPORT_PATHS_MAX = 4000,   /* row paths drawn per grid */
-  LFA_REPORT_TIMELINE_MAX = 2000 /* timeline rows (then one per column bucket) */
+  LFA_REPORT_TIMELINE_MAX = 1000,/* timeline rows sampled evenly, and as many again with findings */
+  LFA_REPORT_TEXT_MAX = 240      /* bytes of one name, path or message from the dataset shown */
 };
 
 /* What a cell shows (00§1, 05§3): every live row assigned, none, some; a
@@ -102,6 +103,7 @@ typedef struct lfa_report_version {
   char *tracked;      /* "id name, ..." of the tracked fields (owned) */
   char *unreadable;   /* the reader's error when the version cannot be read (owned) */
   uint32_t findings;  /* findings at this version */
+  bool shown;         /* has a timeline row (an anchor "v-N") */
 } lfa_report_version;
 
 typedef struct lfa_report_options {
