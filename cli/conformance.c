@@ -159,19 +159,21 @@ static lfa_status scenario_names(suite_run *r, lfa_error *err) {
   if (st != LFA_OK) return st;
   r->cases = calloc(names->count + 1, sizeof *r->cases);
   size_t kept = 0;
-  for (size_t i = 0; r->cases != NULL && i < names->count; i++) {
+  bool lost = r->cases == NULL;
+  for (size_t i = 0; i < names->count; i++) {
     size_t len = strlen(names->names[i]);
-    if (len <= 5 || strcmp(names->names[i] + len - 5, ".json") != 0) {
+    if (lost || len <= 5 || strcmp(names->names[i] + len - 5, ".json") != 0) {
       free(names->names[i]);
       continue;
     }
     names->names[i][len - 5] = '\0';
     names->names[kept++] = names->names[i];
-    if (selected(r->a, names->names[kept - 1]) && (r->cases[r->n_cases].name = strdup(names->names[kept - 1])) != NULL)
-      r->n_cases++;
+    if (!selected(r->a, names->names[kept - 1])) continue;
+    lost = (r->cases[r->n_cases].name = strdup(names->names[kept - 1])) == NULL;
+    r->n_cases += !lost;
   }
   names->count = kept;
-  return r->cases ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  return lost ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
 }
 
 /* One name per line; blank lines and '#' comments skipped. */

@@ -329,25 +329,31 @@ static void judge_steps(lfa_conformance_case *c) {
   lfa_scenario_report_free(&rep);
 }
 
-/* Every error finding of the verifier fails the case; all are kept. */
+/* Every error finding of the verifier fails the case; all are kept, also
+ * for a case a step already failed, as evidence beside that step. */
 static void verify_case(lfa_conformance_case *c, const char *dataset) {
   const lfa_observations *obs = &c->observations;
   bool committed = obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
+  bool failed = c->verdict == LFA_VERDICT_FAIL; /* at a step: that message stays */
   if (!lfa_fs_is_dir(dataset)) {
-    if (committed) c->verdict = LFA_VERDICT_FAIL;
-    if (committed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
+    if (committed && !failed) c->verdict = LFA_VERDICT_FAIL;
+    if (committed && !failed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
     return;
   }
   lfa_verify_result res;
   lfa_error err = {0};
-  if (lfa_verify_dataset(&res, dataset, NULL, &err) != LFA_OK) {
-    c->verdict = LFA_VERDICT_FAIL;
-    snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
-  } else {
-    c->versions = res.versions_checked;
+  lfa_status st = lfa_verify_dataset(&res, dataset, NULL, &err);
+  if (st == LFA_OK) {
+    c->versions = failed ? 0 : res.versions_checked; /* verified as the run's figure only when it passed */
     c->findings = res.findings, memset(&res.findings, 0, sizeof res.findings); /* the case owns them now */
   }
   lfa_verify_result_free(&res);
+  if (failed) return;
+  if (st != LFA_OK) {
+    c->verdict = LFA_VERDICT_FAIL;
+    snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
+    return;
+  }
   size_t errors = lfa_findings_count(&c->findings, LFA_SEVERITY_ERROR);
   const lfa_finding *first = NULL;
   for (size_t i = 0; i < c->findings.count && first == NULL; i++)
@@ -356,13 +362,13 @@ static void verify_case(lfa_conformance_case *c, const char *dataset) {
   char text[LFA_CONFORMANCE_MESSAGE_MAX];
   lfa_conformance_finding_text(text, sizeof text, c, first);
   c->verdict = LFA_VERDICT_FAIL;
-  snprintf(c->message, sizeof c->message, "verify: %zu error finding%s; first: %.1900s", errors, errors == 1 ? "" : "s",
-           text);
+  snprintf(c->message, sizeof c->message, "verify: %zu error finding%s; first: %.1900s", errors,
+           errors == 1 ? "" : "s", text);
 }
 
 void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset) {
   judge_steps(c);
-  if (c->verdict != LFA_VERDICT_FAIL) verify_case(c, dataset);
+  verify_case(c, dataset);
 }
 
 void lfa_conformance_case_free(lfa_conformance_case *c) {

@@ -8,8 +8,12 @@ and then spoils what that wrote:
 
 MISTAKE is one of: none, no-observations, keys-as-strings, stop-at-refusal,
 no-observed, no-dataset, crash, skip-without-reason, steps-from-one,
-segfault, and the planted writer bug off-by-one (not a protocol mistake:
-the row after the first assigned one is reported assigned instead).
+segfault, and the planted writer bugs (no protocol mistakes) off-by-one
+(the row after the last assigned one is reported assigned too) and
+lose-root (a root object of the dataset is deleted, which the verifier
+finds); "off-by-one+lose-root" makes both. With
+BROKEN_ADAPTER_SLOW_ON=NAME it first sleeps 4 s on scenario NAME, so a
+test can watch the runner while it still runs.
 """
 import json
 import os
@@ -17,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 
 def spoil(mistake, obs):
@@ -45,6 +50,8 @@ def spoil(mistake, obs):
 
 
 def main(mistake, scenario, out):
+    if os.path.basename(scenario) == os.environ.get("BROKEN_ADAPTER_SLOW_ON", "") + ".json":
+        time.sleep(4)
     if mistake == "crash":
         print("adapter: cannot open the writer's session")
         return 1
@@ -62,8 +69,14 @@ def main(mistake, scenario, out):
         return 0
     if mistake == "no-dataset":
         shutil.rmtree(os.path.join(out, "dataset"))
+    if "lose-root" in mistake.split("+"):
+        roots = sorted(os.path.join(d, n) for d, _, names in os.walk(os.path.join(out, "dataset"))
+                       for n in names if n.endswith(".root"))
+        os.remove(roots[-1])
     with open(path) as f:
-        obs = spoil(mistake, json.load(f))
+        obs = json.load(f)
+    for m in mistake.split("+"):
+        obs = spoil(m, obs)
     obs["adapter"] = "broken_adapter.py " + mistake
     with open(path, "w") as f:
         json.dump(obs, f)

@@ -23,9 +23,9 @@ static void load_case(lfa_conformance_case *c, const char *text) {
 }
 
 static lfa_finding finding(uint64_t version, uint64_t fragment, size_t n, const uint64_t *rows) {
-  lfa_finding f = {.rule = "FA-APPLY-1", .severity = LFA_SEVERITY_ERROR, .version = version, .has_fragment = true,
+  lfa_finding f = {.rule = "FA-UPDATE-6", .severity = LFA_SEVERITY_ERROR, .version = version, .has_fragment = true,
                    .fragment_id = fragment, .n_rows = n, .message = (char *)"state differs"};
-  memcpy(f.rows, rows, n * sizeof *rows);
+  if (n > 0) memcpy(f.rows, rows, n * sizeof *rows);
   return f;
 }
 
@@ -68,10 +68,10 @@ static void test_finding_rows_by_key(void **state) {
   assert_int_equal(keys[0], 9);
   assert_int_equal(keys[1], 7);
   lfa_conformance_finding_text(text, sizeof text, &c, &f);
-  assert_string_equal(text, "version 2: FA-APPLY-1: state differs; rows with keys {9, 7}");
+  assert_string_equal(text, "version 2: FA-UPDATE-6: state differs; rows with keys {9, 7}");
   f = finding(1, 0, 1, (const uint64_t[]){2}); /* the map of version 1, not 2 */
   lfa_conformance_finding_text(text, sizeof text, &c, &f);
-  assert_string_equal(text, "version 1: FA-APPLY-1: state differs; rows with keys {3}");
+  assert_string_equal(text, "version 1: FA-UPDATE-6: state differs; rows with keys {3}");
   lfa_conformance_case_free(&c);
 }
 
@@ -85,13 +85,13 @@ static void test_finding_rows_by_offset_without_map(void **state) {
   assert_false(lfa_conformance_finding_keys(keys, &c, &past));
   lfa_conformance_finding_text(text, sizeof text, &c, &past);
   assert_string_equal(text,
-                      "version 2: FA-APPLY-1: state differs; rows at offsets {2} (the adapter gave no key map for them)");
+                      "version 2: FA-UPDATE-6: state differs; rows at offsets {2} (the adapter gave no key map for them)");
   lfa_finding other = finding(5, 0, 1, (const uint64_t[]){0}); /* no step reported version 5 */
   assert_false(lfa_conformance_finding_keys(keys, &c, &other));
   lfa_finding none = finding(2, 0, 0, NULL);
   none.file = (char *)"_versions/2.manifest";
   lfa_conformance_finding_text(text, sizeof text, &c, &none);
-  assert_string_equal(text, "version 2, _versions/2.manifest: FA-APPLY-1: state differs");
+  assert_string_equal(text, "version 2, _versions/2.manifest: FA-UPDATE-6: state differs");
   lfa_conformance_case_free(&c);
 }
 

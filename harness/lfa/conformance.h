@@ -136,10 +136,11 @@ typedef struct lfa_conformance_case {
 } lfa_conformance_case;
 
 /* Judges a case whose adapter finished normally: c->scenario and
- * c->observations are loaded. Sets the verdict, the message, the failing
- * step and, when the steps behaved, verifies the dataset at `dataset` and
- * keeps every finding (an error finding fails the case; the message names
- * how many and the first, rows by key). */
+ * c->observations are loaded. Sets the verdict, the message and the
+ * failing step, then verifies the dataset at `dataset` and keeps every
+ * finding, also when a step failed (evidence beside it). When the steps
+ * behaved, an error finding fails the case; the message names how many
+ * and the first, rows by key. */
 void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset);
 
 /* One finding in a line: "version V, FILE: RULE: MESSAGE", then its rows
