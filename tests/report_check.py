@@ -3,6 +3,7 @@
 
   report_check.py html PAGE.html            well-formed, self-contained, under 5 MB
   report_check.py links DOM.html            every in-page link has its target, every finding a link
+  report_check.py page PAGE.html...         html and links of each page, in one process
   report_check.py cells DOM.html DUMP.json  the grid's cells against `lfa dump --json`
   report_check.py png SHOT.png              the screenshot is not blank
   report_check.py console CHROMIUM.log      the browser logged no console message
@@ -240,9 +241,15 @@ def check_console(path):
     print("report_check: %s: no console message" % path)
 
 
+def check_pages(*paths):
+    for path in paths:
+        check_html(path)
+        check_links(path)
+
+
 def main(argv):
     checks = {"html": check_html, "links": check_links, "cells": check_cells, "png": check_png,
-              "console": check_console}
+              "console": check_console, "page": check_pages}
     if len(argv) < 3 or argv[1] not in checks:
         print(__doc__)
         return 2
