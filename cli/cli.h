@@ -16,5 +16,6 @@ int lfa_cli_conformance(int argc, char **argv);
 int lfa_cli_cleanup(int argc, char **argv);
 int lfa_cli_track(int argc, char **argv);
 int lfa_cli_invalidate(int argc, char **argv);
+int lfa_cli_report(int argc, char **argv);
 
 #endif

@@ -70,6 +70,7 @@ static const char HELP[] =
     "                              suite does not have (whatever --filter says),\n"
     "                              does (the list went stale)\n"
     "  --junit FILE                also write a JUnit XML report\n"
+    "  --html DIR                  also write HTML: expected against observed (DIR)\n"
     "  --tap                       print TAP version 13 instead of text\n"
     "  --json                      print one JSON document instead of text (shape:\n"
     "                              README.md, conformance/schema/report.schema.json)\n"
@@ -119,6 +120,7 @@ static int parse_args(conf_args *a, int argc, char **argv) {
       {"--adapter", LFA_CLI_TEXT, &a->adapter, NULL, 1, 0, 0},
       {"--expected-failures", LFA_CLI_TEXT, &a->expected_failures, NULL, 1, 0, 0},
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
+      {"--html", LFA_CLI_TEXT, &a->html, NULL, 1, 0, 0},
       {"--suite", LFA_CLI_TEXT, &a->suite, NULL, 1, 0, 0},
       {"--work", LFA_CLI_TEXT, &a->work, NULL, 1, 0, 0},
       {"--filter", LFA_CLI_TEXT, a->filters, &a->n_filters, sizeof a->filters / sizeof a->filters[0], 0, 0},
@@ -553,6 +555,10 @@ int lfa_cli_conformance(int argc, char **argv) {
   run_all(&r);
   tally t = conf_count(&r);
   if (a.junit != NULL && conf_write_junit(&r, &t, &err) != LFA_OK) {
+    fprintf(stderr, "lfa conformance: %s\n", err.msg);
+    st = LFA_ERR_IO;
+  }
+  if (a.html != NULL && conf_write_html(&r, &t, a.html, &err) != LFA_OK) {
     fprintf(stderr, "lfa conformance: %s\n", err.msg);
     st = LFA_ERR_IO;
   }

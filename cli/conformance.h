@@ -13,7 +13,7 @@
 #include "lfa/fs.h"
 
 typedef struct conf_args {
-  const char *adapter, *expected_failures, *junit, *suite, *work;
+  const char *adapter, *expected_failures, *junit, *suite, *work, *html;
   const char *filters[64];
   size_t n_filters;
   bool tap, json, self_test;
@@ -57,6 +57,8 @@ void conf_print_text(const suite_run *r, const tally *t);
 void conf_print_tap(const suite_run *r, const tally *t);
 void conf_print_json(const suite_run *r, const tally *t);
 lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err);
+/* --html DIR (conformance_html.c): a page per scenario that did not pass. */
+lfa_status conf_write_html(const suite_run *r, const tally *t, const char *dir, lfa_error *err);
 
 /* `lfa conformance --self-test` (selftest.c): exit status. */
 int conf_self_test(suite_run *r);

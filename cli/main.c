@@ -15,7 +15,7 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  conformance [--adapter CMD] [--filter GLOB] [--expected-failures FILE]\n"
-    "              [--junit FILE] [--tap]\n"
+    "              [--junit FILE] [--html DIR] [--tap]\n"
     "        run the conformance scenarios against a writer (default: lfa's own)\n"
     "        and verify every dataset it writes; one verdict per scenario\n"
     "  adapter SCENARIO.json OUT_DIR\n"
@@ -36,6 +36,9 @@ static const char USAGE[] =
     "  invalidate DATASET --field NAME (--rows ADDR,... | --row-ids ID,...)\n"
     "             [--writer-bit-only]\n"
     "        commit one version onto a Lance table: NAME unassigned on those rows\n"
+    "  report DATASET -o FILE.html [--versions A..B] [--fragments A..B]\n"
+    "        draw the history as one self-contained HTML page: timeline, per\n"
+    "        tracked field a fragments-by-versions grid, findings with their spec text\n"
     "  run SCENARIO.json OUT_DIR [--seed N] [--json]\n"
     "        execute a scenario (a setup and mutation steps, with expected\n"
     "        outcomes and states) on the reference writer into OUT_DIR\n"
@@ -69,6 +72,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "dump") == 0) return lfa_cli_dump(argc - 1, argv + 1);
   if (strcmp(argv[1], "explore") == 0) return lfa_cli_explore(argc - 1, argv + 1);
   if (strcmp(argv[1], "eval") == 0) return lfa_cli_eval(argc - 1, argv + 1);
+  if (strcmp(argv[1], "report") == 0) return lfa_cli_report(argc - 1, argv + 1);
   if (strcmp(argv[1], "run") == 0) return lfa_cli_run(argc - 1, argv + 1);
   if (strcmp(argv[1], "sample") == 0) return lfa_cli_sample(argc - 1, argv + 1);
   if (strcmp(argv[1], "verify") == 0) return lfa_cli_verify(argc - 1, argv + 1);
