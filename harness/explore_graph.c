@@ -101,21 +101,23 @@ static lfa_status add_pair(xgraph *g, uint32_t state, uint32_t earlier, uint32_t
 
 /* ---- paths ------------------------------------------------------------------------------- */
 
-size_t xg_history(lfa_explore_move *moves, const xgraph *g, uint32_t s) {
+/* The path of node `s` from its start: into moves[] (its moves) and ids[]
+ * (the states it passes), either NULL; its length. */
+static size_t chain(lfa_explore_move *moves, uint32_t *ids, const xgraph *g, uint32_t s) {
   size_t n = 0;
   for (uint32_t at = s; at != XG_NONE; at = g->nodes[at].parent) n++;
   size_t i = n;
-  for (uint32_t at = s; at != XG_NONE; at = g->nodes[at].parent) moves[--i] = g->nodes[at].move;
+  for (uint32_t at = s; at != XG_NONE; at = g->nodes[at].parent) {
+    --i;
+    if (moves) moves[i] = g->nodes[at].move;
+    if (ids) ids[i] = g->nodes[at].state;
+  }
   return n;
 }
 
-size_t xg_path(uint32_t *ids, const xgraph *g, uint32_t s) {
-  size_t n = 0;
-  for (uint32_t at = s; at != XG_NONE; at = g->nodes[at].parent) n++;
-  size_t i = n;
-  for (uint32_t at = s; at != XG_NONE; at = g->nodes[at].parent) ids[--i] = g->nodes[at].state;
-  return n;
-}
+size_t xg_history(lfa_explore_move *moves, const xgraph *g, uint32_t s) { return chain(moves, NULL, g, s); }
+
+size_t xg_path(uint32_t *ids, const xgraph *g, uint32_t s) { return chain(NULL, ids, g, s); }
 
 /* The versions (bit r: version r) of a path `ids` to state `x` (ids[n-1]) whose state makes a pair with x that
  * no node shows yet; the first version of each such state only. */
