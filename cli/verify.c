@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cli.h"
 #include "lfa/verify.h"
+#include "store.h"
 
 static const char HELP[] =
     "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V] [--full]\n"
@@ -51,12 +52,15 @@ static const char HELP[] =
     "                version, failed when the version has an error finding\n"
     "  --from V      start at version V (the commit that made V is checked too)\n"
     "  --to V        stop after version V\n"
+    LFA_CLI_STORE_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
     "                again, so a commit costs in proportion to what it\n"
     "                touched; the checks against each version still run.\n"
     "                Both modes report the same findings.\n"
+    "\n"
+    "\n" LFA_CLI_STORE_HELP_DATASET
     "\n"
     "Exit status: 0 no error finding; 1 error findings; 2 the dataset cannot\n"
     "be read at all (no _versions/, mixed version names, no version in the\n"
@@ -65,7 +69,7 @@ static const char HELP[] =
 typedef struct verify_args {
   const char *dataset;
   const char *junit;
-  bool json;
+  bool json, stats, allow_http;
   lfa_verify_options range;
 } verify_args;
 
@@ -75,6 +79,8 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
   const lfa_cli_option opts[] = {
       {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
       {"--full", LFA_CLI_FLAG, &a->range.full, NULL, 1, 0, 0},
+      {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
+      {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
       {"--from", LFA_CLI_U64, &a->range.from, &has_from, 1, 0, 0},
       {"--to", LFA_CLI_U64, &a->range.to, &has_to, 1, 0, 0},
@@ -107,18 +113,18 @@ int lfa_cli_verify(int argc, char **argv) {
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   lfa_verify_result r;
   lfa_error err = {0};
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "verify", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  a.range.fs = store.d.fs;
+  int status = LFA_EXIT_UNUSABLE;
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
     lfa_cli_fail("verify", a.dataset, err.msg);
-    lfa_verify_result_free(&r);
-    return LFA_EXIT_UNUSABLE;
+  } else if (a.junit == NULL || write_junit(a.junit, &r, a.dataset)) {
+    if (a.json) lfa_verify_print_json(lfa_cli_store_json(&store), &r, a.dataset);
+    else lfa_verify_print_text(stdout, &r, a.dataset);
+    status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   }
-  if (a.junit != NULL && !write_junit(a.junit, &r, a.dataset)) {
-    lfa_verify_result_free(&r);
-    return LFA_EXIT_UNUSABLE;
-  }
-  if (a.json) lfa_verify_print_json(stdout, &r, a.dataset);
-  else lfa_verify_print_text(stdout, &r, a.dataset);
-  int status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_verify_result_free(&r);
+  lfa_cli_store_close(&store);
   return status;
 }

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang pkg-config python3
-          libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev)
+          libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev
+          libcurl4-openssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do
