@@ -97,6 +97,7 @@ struct lfa_s3 {
   char *endpoint; /* "scheme://host[:port]", no trailing '/' */
   char *region, *sigv4, *userpwd, *token_header;
   unsigned retries, timeout_ms;
+  bool trace; /* LFA_S3_TRACE=1: every request on stderr */
   CURL *easy;
   lfa_fs_stats stats;
   unsigned failed_in_row; /* requests whose every attempt failed in transport, in a row */
@@ -425,6 +426,10 @@ static lfa_status perform(lfa_s3 *s, const request *q, response *r, bool *retrie
     s->stats.bytes_written += q->len;
     CURLcode c = curl_easy_perform(s->easy);
     if (r->body) s->stats.bytes_read += r->body->len;
+    if (s->trace)
+      fprintf(stderr, "lfa s3: %s %s%s%s -> %ld %s (%zu bytes)\n", q->method, url, q->range ? " " : "",
+              q->range ? q->range : "", r->status, c == CURLE_OK ? "" : curl_easy_strerror(c),
+              r->body ? r->body->len : 0);
     if (c == CURLE_WRITE_ERROR && r->over) {
       curl_slist_free_all(h);
       return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "s3://%s/%s: %" PRIu64 " bytes exceeds the limit of %zu",
@@ -717,7 +722,15 @@ static lfa_status read_page(lfa_s3 *s, const where *w, const char *path, const l
     if (rest[0] == '\0') continue; /* a "directory marker" object: the prefix itself */
     snprintf(bk, sizeof bk, "%s/%s", w->bucket, key);
     meta_put(s, bk, false, size, mtime, tag);
-    if (strchr(rest, '/') != NULL) continue; /* the server ignored the delimiter: a key deeper down */
+    const char *slash = strchr(rest, '/');
+    if (slash != NULL) { /* a key deeper down: its first segment is a directory here */
+      size_t n = (size_t)(slash - rest);
+      memcpy(name, rest, n);
+      name[n] = '\0';
+      snprintf(bk, sizeof bk, "%s/%s%s", w->bucket, prefix, name);
+      meta_put(s, bk, true, 0, 0, 0);
+      rest = name;
+    }
     lfa_status st = push_name(l, rest, err);
     if (st != LFA_OK) return st;
   }
@@ -767,7 +780,7 @@ static lfa_status list_prefix(lfa_s3 *s, const where *w, const char *path, listi
       st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: continuation token too long", path);
       break;
     }
-    snprintf(query, sizeof query, "%s%s%sdelimiter=%%2F&list-type=2&max-keys=%u&prefix=%s", token[0] ? "continuation-token=" : "",
+    snprintf(query, sizeof query, "%s%s%slist-type=2&max-keys=%u&prefix=%s", token[0] ? "continuation-token=" : "",
              etoken, token[0] ? "&" : "", max_keys, eprefix);
     response r = {.body = &page, .max_body = LFA_S3_LIST_PAGE_BYTES_MAX};
     request q = {"GET", w->bucket, NULL, query, NULL, false, NULL, 0};
@@ -1199,6 +1212,7 @@ lfa_status lfa_s3_open(lfa_s3 **out, const lfa_s3_options *o, lfa_error *err) {
   s->region = dup_or_null(region);
   s->retries = o->retries;
   s->timeout_ms = o->timeout_ms ? o->timeout_ms : LFA_S3_TIMEOUT_MS_DEFAULT;
+  s->trace = env_true(getenv("LFA_S3_TRACE"));
   bool ok = s->endpoint != NULL && s->region != NULL;
   if (ok) {
     size_t n = strlen(s->endpoint);

@@ -15,9 +15,15 @@
  *  - size, stat, exists: what a listing, a GET or a HEAD of this run said
  *    about the key (objects of a Lance dataset are immutable [FA-STORE-8]),
  *    else a HEAD; a directory is a prefix some key is under (one LIST).
- *  - list: ListObjectsV2 with delimiter '/', every page through its
- *    continuation token; the keys must ascend across pages, so a listing
- *    that changed between pages is an error, never a merged guess.
+ *  - list: ListObjectsV2 of every key under "DIR/", every page through
+ *    its continuation token; the names are the first segments after the
+ *    prefix. No delimiter is asked for: s3rver 3.7.1 leaves out a common
+ *    prefix that holds no object directly (its walk stops one level down),
+ *    so a delimited listing there misses `_field_assignments/` and every
+ *    branch under `tree/`; the plain listing is right on every server, at
+ *    the cost of listing a subtree's keys. The keys must ascend across
+ *    pages, so a listing that changed between pages is an error, never a
+ *    merged guess.
  *  - write_new: PUT with If-None-Match: * (HTTP 412: something is there,
  *    FA-STORE-8); publish_new: the same conditional PUT, the commit point
  *    [FA-CONC-11] (412: LFA_ERR_CONFLICT), after a HEAD that finds nothing
