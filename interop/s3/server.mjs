@@ -6,9 +6,8 @@
 //
 // Prints one JSON line on stdout once it listens:
 //   {"endpoint": "http://127.0.0.1:PORT", "port": PORT, "dir": DIR}
-// and writes the same line to --port-file when given. Runs until SIGTERM,
-// SIGINT or its standard input closes, then stops and (unless --dir was
-// given) removes its directory. Credentials: s3rver's fixed key pair,
+// and writes the same line to --port-file when given. Runs until SIGTERM
+// or SIGINT, then stops and (unless --dir was given) removes its directory. Credentials: s3rver's fixed key pair,
 // S3RVER / S3RVER (s3rver 3.7.1 does not check V4 signatures).
 //
 // What s3rver 3.7.1 does on Node 20, and what this file does about it:
@@ -76,6 +75,3 @@ async function stop() {
 }
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
-process.stdin.on("end", stop);
-process.stdin.on("close", stop);
-process.stdin.resume();

@@ -973,9 +973,10 @@ static lfa_status s3_publish_new(void *ctx, const char *path, const char *tmp, c
   lfa_fs_stat there;
   bool exists = false;
   (void)tmp; /* one conditional PUT is the whole publish: nothing is staged */
+  bool found = false;
   lfa_status st = locate(&w, path, err);
-  if (st == LFA_OK) st = s3_stat_fresh(s, &w, path, &there, err); /* servers that ignore If-None-Match */
-  if (st == LFA_OK && there.kind != LFA_FS_MISSING) exists = true;
+  if (st == LFA_OK) st = head(s, &w, path, &found, &there, err); /* for servers that ignore If-None-Match */
+  if (st == LFA_OK && found) exists = true;
   else if (st == LFA_OK) st = put(s, &w, path, data, len, true, &exists, err);
   if (st == LFA_OK && exists)
     st = lfa_fail(err, LFA_ERR_CONFLICT, "FA-CONC-11", "%s exists already: another writer committed it first", path);

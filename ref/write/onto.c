@@ -217,7 +217,7 @@ static lfa_status descriptors(Lance__Table__FieldAssignmentState ***out, onto *o
       (*out)[s] = kept;
       continue;
     }
-    if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, NULL, o->dir, o->req->seed + o->head.version, err);
+    if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
     size_t t = lfa_snapshot_tracked(&o->snap, ns->field_id);
     lfa_prior_field prior = {&o->head, hs, t == SIZE_MAX ? NULL : o->snap.tracked[t].root};
     if (st == LFA_OK) st = lfa_writer_field_root(&roots[s], &o->arena, o->w, &o->n, s, prior.root && hs ? &prior : NULL, err);
