@@ -92,6 +92,16 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 printf '{"bench": "meta", "date": "%s", "cpu": "%s", "cores": %s, "load": "%s", "commit": "%s", "wall_seconds": %s}\n' \
   "$(date -u +%Y-%m-%dT%H:%MZ)" "$cpu" "$(nproc)" "$load" "$commit" "$wall" >>"$tmp"
 python3 bench/report.py "$tmp" "$out" || exit 2
+# requests and bytes of `lfa verify --from` the newest commit on s3:// at
+# 10, 100 and 1000 commits (bench/s3_cost.sh, the local S3 server of interop/s3/)
+echo "== s3_cost (bench/s3_cost.sh)" >&2
+bash bench/s3_cost.sh "$build/lfa" "$build/bench/verify_scaling" >>"$tmp"
+case $? in
+  0) ;;
+  77) printf '{"bench": "meta_skip", "program": "s3_cost", "reason": "LFA_SKIP_LANCE=1: no npm peers"}\n' >>"$tmp" ;;
+  *) echo "!! s3_cost: the run failed (see above)" >&2; failed=1 ;;
+esac
+
 if grep -q '"bench": *"alt_real"' "$tmp"; then
   { echo; node interop/alt_real.mjs --markdown "$tmp"; } >>"$out/results.md" || exit 2
 fi

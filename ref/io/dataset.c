@@ -378,6 +378,30 @@ static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, cons
   return st;
 }
 
+/* Tells the file system which partial bitmaps the root's entries are about
+ * to read (those the cache does not hold): an object store fetches them
+ * several at a time (lfa_fs_ops.prefetch), instead of one after another. */
+static void prefetch_partials(const lfa_snapshot *s, const char *dir, const lfa_root *root, lfa_anchor root_anchor) {
+  enum { BATCH = 256 };
+  char *paths[BATCH];
+  size_t n = 0;
+  if (s->fs->ops->prefetch == NULL) return;
+  for (size_t i = 0; i <= root->n_fragments; i++) {
+    if (n == BATCH || (i == root->n_fragments && n > 0)) {
+      lfa_fs_prefetch_in(s->fs, (const char *const *)paths, n);
+      while (n > 0) free(paths[--n]);
+    }
+    if (i == root->n_fragments) break;
+    const lfa_root_entry *e = root->fragments[i];
+    if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED) continue;
+    lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
+    char path[LFA_PATH_BYTES_MAX];
+    if (resolve_object(path, sizeof path, s, dir, e->partial, a, NULL) != LFA_OK) continue;
+    if (lfa_object_cached(s->cache, LFA_OBJECT_BITMAP, path, e->partial)) continue;
+    if ((paths[n] = malloc(strlen(path) + 1)) != NULL) strcpy(paths[n++], path);
+  }
+}
+
 static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__FieldAssignmentFile *rf = t->root_file;
   lfa_anchor anchor = {rf->has_base_id, rf->base_id};
@@ -391,6 +415,7 @@ static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *
     if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
     else t->count = t->root->n_fragments; /* zeroed entries free cleanly on failure */
   }
+  if (st == LFA_OK) prefetch_partials(s, dir, t->root, anchor);
   for (size_t i = 0; st == LFA_OK && i < t->count; i++) {
     st = load_entry(&t->fragments[i], s, dir, t->root->fragments[i], anchor, err);
     if (st != LFA_OK) {

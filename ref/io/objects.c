@@ -143,6 +143,12 @@ static void *borrow(lfa_object_cache *c, const key *k) {
   return e->object;
 }
 
+bool lfa_object_cached(const lfa_object_cache *c, lfa_object_kind kind, const char *path,
+                       const Lance__Table__FieldAssignmentFile *f) {
+  key k = {kind, path, f->size_bytes};
+  return c != NULL && lfa_hash_find(&c->by_key, key_hash(&k), same_key, &k) != NULL;
+}
+
 /* What an object decoded from `encoded` bytes holds. */
 static uint64_t object_bytes(lfa_object_kind kind, const void *object, size_t encoded) {
   return kind == LFA_OBJECT_ROOT ? root_bytes(object, encoded) : bitmap_bytes(object);
