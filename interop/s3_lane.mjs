@@ -9,9 +9,13 @@
 // writes each table through its Node API: create, add, delete (a few rows,
 // and more than 5,000 of one fragment: .arrow and .bin deletion files),
 // update, merge_insert, optimize (compaction, index optimisation),
-// add_columns, alter_columns, drop_columns, btree and bitmap indices, tags,
-// restore; both row-id modes, V1 and V2 manifest names, and a history of
-// 120 commits. Then, for every table:
+// add_columns, alter_columns (rename, cast, nullability), field metadata,
+// drop_columns, btree, bitmap, full-text and IVF-PQ indices, tags, restore,
+// cleanup of old versions; both row-id modes, V1 and V2 manifest names, data
+// storage versions legacy to 2.2, and a history of 120 commits. (Branches
+// and shallow clones are left out: their base paths are s3:// URLs, which a
+// local copy cannot resolve, so the two answers would differ by design.)
+// Then, for every table:
 //  - a local copy is made with plain S3 GETs of a listing (interop/s3/tree.mjs),
 //    not by lfa;
 //  - `lfa dump --json --rows`, `lfa verify --json` (and --full) give the same
@@ -64,8 +68,23 @@ const rows = (lo, hi, tag = "s") => {
 const db = await L.connect(DB, { storageOptions });
 const tables = [];
 
-async function make(name, { stable = false, naming = null, data }, steps) {
+const vecSchema = new A.Schema([
+  new A.Field("id", new A.Int64(), false),
+  new A.Field("v", new A.Utf8(), true),
+  new A.Field("vec", new A.FixedSizeList(8, new A.Field("item", new A.Float32(), true)), true),
+]);
+const vecRows = (lo, hi, seed) => {
+  let x = seed >>> 0 || 1;
+  const r = () => ((x = (x * 1103515245 + 12345) >>> 0) / 4294967296);
+  const out = [];
+  for (let i = lo; i < hi; i++) out.push({ id: BigInt(i), v: `w${i % 17} word${i % 5}`, vec: Array.from({ length: 8 }, () => r() * 2 - 1) });
+  return L.makeArrowTable(out, { schema: vecSchema });
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function make(name, { stable = false, naming = null, storage = null, data }, steps) {
   const so = {};
+  if (storage) so.new_table_data_storage_version = storage;
   if (stable) so.new_table_enable_stable_row_ids = "true";
   if (naming === "v2") so.new_table_enable_v2_manifest_paths = "true";
   if (naming === "v1") so.new_table_enable_v2_manifest_paths = "false";
@@ -103,6 +122,35 @@ try {
     await t.delete("id >= 100 AND id < 6000"); // more than 5,000 in one fragment: a .bin deletion file
     await t.delete("id = 7000");
   });
+  await make("merges_and_alters", { stable: true, data: rows(0, 80) }, async (t) => {
+    await t.mergeInsert("id").whenMatchedUpdateAll().execute(rows(10, 30, "u"));
+    if (typeof t.mergeInsert("id").whenNotMatchedBySourceDelete === "function")
+      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete()
+        .execute(rows(5, 90, "s"));
+    await t.addColumns([{ name: "n_int", valueSql: "cast(NULL as bigint)" }]);
+    await t.alterColumns([{ path: "f", dataType: new A.Float64() }]);
+    await t.alterColumns([{ path: "id", nullable: true }]);
+    if (typeof t.updateFieldMetadata === "function") await t.updateFieldMetadata([{ path: "v", metadata: { "lfa.s3": "yes" } }]);
+    await t.createIndex("v", { config: L.Index.fts() });
+    await t.update({ where: "id >= 40 AND id < 44", values: { v: "late" } });
+    await t.optimize();
+  });
+  await make("vector_cleanup", { data: vecRows(0, 512, 7) }, async (t) => {
+    await t.createIndex("vec", { config: L.Index.ivfPq({ numPartitions: 2, numSubVectors: 2, maxIterations: 10 }) });
+    await t.add(vecRows(512, 576, 8));
+    await t.delete("id IN (5, 50, 500)");
+    await t.optimize();
+    await sleep(20);
+    await t.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true }); // old versions gone
+    await t.add(vecRows(576, 584, 9));
+  });
+  for (const sv of ["legacy", "2.0", "2.1", "2.2"])
+    await make(`storage_${sv.replace(/\./g, "_")}`, { storage: sv, data: rows(0, 30) }, async (t) => {
+      await t.add(rows(30, 40));
+      await t.delete("id IN (1, 2, 33)");
+      await t.update({ where: "id >= 10 AND id < 12", values: { v: "upd" } });
+      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows(35, 45, "m"));
+    });
   await make("history", { data: rows(0, 10) }, async (t) => {
     for (let i = 0; i < 120; i++) await t.add(rows(10 + i, 11 + i, "h"));
   });
