@@ -434,8 +434,11 @@ static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_ver
     return LFA_EXIT_UNUSABLE;
   }
   out_begin(&o, versions);
-  for (size_t i = 0; i < versions->count; i++)
+  for (size_t i = 0; i < versions->count; i++) {
+    if (only == NULL && i % LFA_MANIFEST_PREFETCH_BATCH == 0) /* on an object store, fetched ahead in parallel */
+      lfa_dataset_prefetch_manifests(store->d.fs, a->dataset, versions, i, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
     if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i]);
+  }
   out_end(&o);
   if (o.failed == 0) return LFA_EXIT_OK;
   char summary[96];

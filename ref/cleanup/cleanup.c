@@ -726,10 +726,24 @@ static void visit_unlisted(planner *p, size_t d, const char *ddir, const lfa_nam
   }
 }
 
+/* Which versions a pass over this dataset visits: kept ones, or removed. */
+typedef struct pass {
+  const planner *p;
+  visit_kind kind;
+} pass;
+
+static bool in_pass(const void *arg, size_t i) {
+  const pass *x = arg;
+  return (x->p->plan->versions[i].keep == LFA_CLEANUP_REMOVED) == (x->kind == VISIT_REMOVED);
+}
+
 /* This dataset's kept versions, or its removed ones. */
 static void visit_self(planner *p, const lfa_version_list *l, const lfa_names *names, visit_kind kind) {
   lfa_manifest_file prev = {0};
+  pass x = {p, kind};
   for (size_t i = 0; i < l->count; i++) {
+    if (i % LFA_MANIFEST_PREFETCH_BATCH == 0) /* fetched ahead, on an object store several at a time */
+      lfa_dataset_prefetch_manifests(p->fs, p->dir, l, i, LFA_MANIFEST_PREFETCH_BATCH, in_pass, &x);
     if ((p->plan->versions[i].keep == LFA_CLEANUP_REMOVED) != (kind == VISIT_REMOVED)) continue;
     visit v = {0, p->dir, l->entries[i].name, true, l->entries[i].version, kind};
     visit_version(p, &v, &prev, l);
@@ -756,6 +770,8 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
   p->plan->datasets[d].n_versions = l.count;
   lfa_manifest_file prev = {0};
   for (size_t i = 0; i < l.count; i++) {
+    if (i % LFA_MANIFEST_PREFETCH_BATCH == 0)
+      lfa_dataset_prefetch_manifests(p->fs, ddir, &l, i, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
     visit v = {d, ddir, l.entries[i].name, true, l.entries[i].version, VISIT_KEPT};
     visit_version(p, &v, &prev, own);
   }

@@ -110,6 +110,22 @@ lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs
   return st;
 }
 
+void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa_version_list *list, size_t first,
+                                    size_t n, bool (*want)(const void *arg, size_t i), const void *arg) {
+  char *paths[LFA_MANIFEST_PREFETCH_BATCH] = {0};
+  size_t k = 0;
+  if (fs == NULL || fs->ops->prefetch == NULL) return;
+  for (size_t i = first; i < list->count && i < first + n && k < LFA_MANIFEST_PREFETCH_BATCH; i++) {
+    char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+    if (want != NULL && !want(arg, i)) continue;
+    snprintf(rel, sizeof rel, "_versions/%s", list->entries[i].name);
+    if (lfa_fs_join(path, sizeof path, dir, rel, NULL) != LFA_OK) continue;
+    if ((paths[k] = malloc(strlen(path) + 1)) != NULL) strcpy(paths[k++], path);
+  }
+  lfa_fs_prefetch_in(fs, (const char *const *)paths, k);
+  while (k > 0) free(paths[--k]);
+}
+
 static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_version_entry *e, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};

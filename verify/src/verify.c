@@ -38,8 +38,14 @@ static lfa_status walk(lfa_verify_result *out, const vf_ctx *c, const lfa_verify
   vf_version prev, cur;
   bool have_prev = false;
   lfa_status st = LFA_OK;
+  size_t ahead = 0; /* entries below it were handed to the file system's prefetch */
   for (size_t i = 0; st == LFA_OK && i < l->count; i++) {
     if (!in_range(o, l->entries[i].version)) continue;
+    if (i >= ahead) { /* the parent too: it is read quietly first */
+      size_t first = i > 0 ? i - 1 : 0;
+      lfa_dataset_prefetch_manifests(c->fs, c->dir, l, first, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
+      ahead = first + LFA_MANIFEST_PREFETCH_BATCH;
+    }
     st = parent_of(&prev, &have_prev, c, i, err);
     if (st == LFA_OK) st = vf_check_version(&cur, c, &l->entries[i], err);
     if (st == LFA_OK) st = vf_check_commit(c, have_prev ? &prev : NULL, &cur, err);

@@ -87,6 +87,15 @@ typedef struct lfa_snapshot {
 lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs *fs, const char *path,
                               const char *rule, lfa_error *err);
 
+/* Manifests a walk over versions asks its file system to fetch ahead at a
+ * time (lfa_fs_ops.prefetch: on an object store, in parallel). */
+#define LFA_MANIFEST_PREFETCH_BATCH 32u
+
+/* Tells `fs` that the manifests of entries[first .. first + n) of `list`
+ * (those `want` says yes to, when it is not NULL) are about to be read. */
+void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa_version_list *list, size_t first,
+                                    size_t n, bool (*want)(const void *arg, size_t i), const void *arg);
+
 /* The versions of the dataset at `dir`. `names` keeps the listing the
  * entries point into. OWNERSHIP: free both (lfa_version_list_free,
  * lfa_fs_names_free); on failure both are left empty. */
