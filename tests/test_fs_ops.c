@@ -197,8 +197,10 @@ static lfa_buf framed(size_t junk, size_t fields) {
   txn.reserve_fragments = &op;
   lfa_buf b = {0}, t = {0}, pb = {0};
   uint8_t *fill = NULL;
-  assert_ok(lfa_buf_extend(&b, junk, &fill, &err), &err);
-  memset(fill, 0xAB, junk);
+  if (junk > 0) {
+    assert_ok(lfa_buf_extend(&b, junk, &fill, &err), &err);
+    memset(fill, 0xAB, junk);
+  }
   assert_ok(lfa_transaction_encode(&t, &txn, &err), &err);
   m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
   m.transaction_section = junk;
