@@ -5,7 +5,10 @@
  * with every observation read back from the dataset on disk.
  *
  * It executes every step, whatever the scenario expects (judging is the
- * runner's job), and observes after each step that carries a check. */
+ * runner's job), and observes after each step that carries a check, or
+ * after every step with --observe-all. Each step also reports its key map
+ * ("rows": the key of every physical row of each fragment), so the
+ * runner can name the rows of a verifier finding by key. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -22,7 +25,7 @@
 #include "lfa/scenario.h"
 
 static const char HELP[] =
-    "usage: lfa adapter SCENARIO.json OUT_DIR\n"
+    "usage: lfa adapter [--observe-all] SCENARIO.json OUT_DIR\n"
     "\n"
     "The reference writer as a conformance adapter (conformance/README.md,\n"
     "\"Adapter protocol\"); `lfa conformance` runs it when no --adapter is given.\n"
@@ -31,6 +34,13 @@ static const char HELP[] =
     "step's outcome (ok, refused, conflict, with the rule lfa names) and, after\n"
     "every step with a check, the live rows, tracked fields and is_assigned as\n"
     "read back from the dataset on disk. Expectations are not compared here.\n"
+    "Each step also gives its key map (\"rows\": the key of each physical row\n"
+    "of every fragment), with which the runner names the rows of verifier\n"
+    "findings by key.\n"
+    "\n"
+    "  --observe-all   observe after every step, not only after those with a\n"
+    "                  check: the observations then show the state at each\n"
+    "                  version (an adapter wrapping this one can compare them)\n"
     "\n"
     "OUT_DIR must exist and be empty.\n"
     "\n"
@@ -55,9 +65,25 @@ static void put_observed(json_writer *w, const lfa_scenario_check *c) {
   json_close_object(w);
 }
 
-/* Applies step i and records it; observes from disk when it has a check. */
+/* The head's key map: for each fragment, the key of each physical row. */
+static void put_key_map(json_writer *w, const lfa_table *head) {
+  json_open_array(w, "rows");
+  for (size_t i = 0; i < head->n_fragments; i++) {
+    const lfa_fragment *f = &head->fragments[i];
+    json_open_object(w, NULL);
+    json_u64(w, "fragment", f->id);
+    json_open_numbers(w, "keys");
+    for (uint64_t o = 0; f->keys != NULL && o < f->physical_rows; o++) json_number(w, f->keys[o]);
+    json_close_numbers(w);
+    json_close_object(w);
+  }
+  json_close_array(w);
+}
+
+/* Applies step i and records it; observes from disk when it has a check
+ * (every step with `observe_all`). */
 static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const char *dataset,
-                           lfa_error *err) {
+                           bool observe_all, lfa_error *err) {
   const lfa_scenario_step *step = &s->steps[i];
   lfa_error e = {0};
   if (step->read_version > h->count)
@@ -76,7 +102,8 @@ static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s
   json_string(w, "rule", st == LFA_OK ? NULL : e.rule);
   json_string(w, "message", st == LFA_OK ? NULL : e.msg);
   st = LFA_OK;
-  if (step->has_check && h->count > 0) {
+  if (h->count > 0) put_key_map(w, lfa_history_head(h));
+  if ((step->has_check || observe_all) && h->count > 0) {
     lfa_arena arena = {0};
     lfa_scenario_check got;
     st = lfa_conformance_observe_disk(&got, &arena, dataset, h->count, lfa_history_head(h), err);
@@ -88,7 +115,7 @@ static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s
   return st;
 }
 
-static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset, lfa_error *err) {
+static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset, bool observe_all, lfa_error *err) {
   lfa_history h;
   json_writer w = {.out = out};
   lfa_status st = lfa_history_open(&h, dataset, 0, err);
@@ -96,7 +123,7 @@ static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset,
   json_open_object(&w, NULL);
   json_string(&w, "adapter", "lfa reference writer");
   json_open_array(&w, "steps");
-  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) st = run_step(&w, &h, s, i, dataset, err);
+  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) st = run_step(&w, &h, s, i, dataset, observe_all, err);
   json_close_array(&w);
   json_close_object(&w);
   json_finish(&w);
@@ -105,28 +132,33 @@ static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset,
 }
 
 int lfa_cli_adapter(int argc, char **argv) {
-  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return fputs(HELP, stdout), 0;
-  if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
+  bool observe_all = false;
+  const char *pos[2];
+  const lfa_cli_option opts[] = {{"--observe-all", LFA_CLI_FLAG, &observe_all, NULL, 1, 0, 0}};
+  int r = lfa_cli_parse("adapter", HELP, opts, 1, pos, 2, argc, argv);
+  if (r <= 0) return r < 0 ? LFA_EXIT_OK : LFA_EXIT_UNUSABLE;
+  if (pos[0] == NULL || pos[1] == NULL) {
     fprintf(stderr, "lfa adapter: expected SCENARIO.json OUT_DIR\n(see lfa adapter --help)\n");
     return LFA_EXIT_UNUSABLE;
   }
+  const char *scenario = pos[0], *out_dir = pos[1];
   lfa_error err = {0};
   lfa_names names = {0};
   lfa_scenario s;
   char dataset[4096], obs_path[4096];
-  lfa_status st = lfa_fs_list(&names, argv[2], 0, &err);
-  if (st == LFA_OK && names.count != 0) st = lfa_fail(&err, LFA_ERR_USAGE, NULL, "%s is not empty", argv[2]);
+  lfa_status st = lfa_fs_list(&names, out_dir, 0, &err);
+  if (st == LFA_OK && names.count != 0) st = lfa_fail(&err, LFA_ERR_USAGE, NULL, "%s is not empty", out_dir);
   lfa_fs_names_free(&names);
-  if (st == LFA_OK) st = lfa_fs_join(dataset, sizeof dataset, argv[2], "dataset", &err);
-  if (st == LFA_OK) st = lfa_fs_join(obs_path, sizeof obs_path, argv[2], "observations.json", &err);
-  if (st == LFA_OK) st = lfa_scenario_load(&s, argv[1], &err);
-  if (st != LFA_OK) return lfa_cli_fail_error("adapter", argv[1], &err), LFA_EXIT_UNUSABLE;
+  if (st == LFA_OK) st = lfa_fs_join(dataset, sizeof dataset, out_dir, "dataset", &err);
+  if (st == LFA_OK) st = lfa_fs_join(obs_path, sizeof obs_path, out_dir, "observations.json", &err);
+  if (st == LFA_OK) st = lfa_scenario_load(&s, scenario, &err);
+  if (st != LFA_OK) return lfa_cli_fail_error("adapter", scenario, &err), LFA_EXIT_UNUSABLE;
   FILE *out = fopen(obs_path, "wx");
   if (out == NULL) st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
-  if (st == LFA_OK) st = run_all(out, &s, dataset, &err);
+  if (st == LFA_OK) st = run_all(out, &s, dataset, observe_all, &err);
   if (out != NULL && fclose(out) != 0 && st == LFA_OK)
     st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s: %s", obs_path, strerror(errno));
   lfa_scenario_free(&s);
-  if (st != LFA_OK) return lfa_cli_fail_error("adapter", argv[1], &err), LFA_EXIT_UNUSABLE;
+  if (st != LFA_OK) return lfa_cli_fail_error("adapter", scenario, &err), LFA_EXIT_UNUSABLE;
   return LFA_EXIT_OK;
 }

@@ -6,11 +6,15 @@
  * the scenario file and that directory, waits for it (bounded by
  * --timeout), reads the observations it wrote, judges them step by step
  * with the rule `lfa run` uses (lfa_conformance_judge), and verifies the
- * dataset it left with lfa's verifier. One verdict per scenario: pass,
- * refused as expected (a pass in which the writer turned down what it had
- * to), fail, crash, timeout, skipped. A list of expected failures turns
- * known failures into non-fatal ones, and fails the run when it goes stale
- * (a listed scenario passes, or is not in the suite).
+ * dataset it left with lfa's verifier. One verdict per scenario
+ * (lfa_conformance_case): pass, refused as expected (a pass in which the
+ * writer turned down what it had to), fail, crash, timeout, skipped,
+ * invalid (the scenario file is unusable), not run (--max-failures or
+ * --deadline stopped the run first). Each is said on stderr as it
+ * finishes; the reports (conformance_out.c) follow the run. A failing
+ * scenario's folder is kept as evidence. A list of expected failures
+ * turns known failures into non-fatal ones, and fails the run when it
+ * goes stale (a listed scenario passes, or is not in the suite).
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw, kill, setpgid, readlink */
 #include <errno.h>
@@ -29,16 +33,17 @@
 
 #include "args.h"
 #include "cli.h"
+#include "conformance.h"
 #include "lfa/escape.h"
 #include "lfa/conformance.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "lfa/verify.h"
 
 static const char HELP[] =
     "usage: lfa conformance [--adapter CMD] [--filter GLOB] [--expected-failures FILE]\n"
-    "                       [--junit FILE] [--tap] [--suite DIR] [--work DIR]\n"
-    "                       [--timeout SECONDS]\n"
+    "                       [--junit FILE] [--tap | --json] [--suite DIR] [--work DIR]\n"
+    "                       [--timeout SECONDS] [--deadline SECONDS] [--max-failures N]\n"
+    "       lfa conformance --self-test [--adapter CMD] [--suite DIR] [--timeout SECONDS]\n"
     "\n"
     "Runs the conformance scenarios (SUITE/scenarios/*.json) against a writer and\n"
     "says, scenario by scenario, whether it behaves as the spec requires.\n"
@@ -54,75 +59,63 @@ static const char HELP[] =
     "the dataset (every error finding of `lfa verify` fails the scenario).\n"
     "Without --adapter, the reference writer is used (`lfa adapter`), which\n"
     "observes by reading its dataset back from disk. Protocol and file format:\n"
-    "conformance/README.md.\n"
+    "conformance/README.md; JSON Schemas: conformance/schema/.\n"
     "\n"
     "  --adapter CMD               the writer under test\n"
     "  --filter GLOB               only scenarios whose name matches (fnmatch);\n"
     "                              repeat for several\n"
     "  --expected-failures FILE    scenario names (one per line, # comments) that\n"
     "                              are known to fail: they do not fail the run,\n"
-    "                              but a listed one that passes, or that is not\n"
-    "                              in the suite, does (the list went stale)\n"
+    "                              but a listed one that passes, or a name the\n"
+    "                              suite does not have (whatever --filter says),\n"
+    "                              does (the list went stale)\n"
     "  --junit FILE                also write a JUnit XML report\n"
     "  --tap                       print TAP version 13 instead of text\n"
+    "  --json                      print one JSON document instead of text (shape:\n"
+    "                              README.md, conformance/schema/report.schema.json)\n"
     "  --suite DIR                 the suite (default: conformance)\n"
-    "  --work DIR                  keep each scenario's OUT_DIR under DIR (a new\n"
-    "                              directory); default: a temporary one, removed\n"
+    "  --work DIR                  keep every scenario's OUT_DIR under DIR (a new\n"
+    "                              directory); default: a temporary one, in which\n"
+    "                              the folders of failing scenarios are kept\n"
     "  --timeout SECONDS           per scenario (default 60): then the adapter's\n"
     "                              process group is killed and the verdict is\n"
     "                              \"timeout\"\n"
+    "  --deadline SECONDS          for the whole run: no scenario starts after it,\n"
+    "                              and the one running then is stopped; the rest\n"
+    "                              are reported as \"not-run\"\n"
+    "  --max-failures N            stop starting scenarios after N failures\n"
+    "                              (fail, crash, timeout, invalid; listed ones\n"
+    "                              do not count); the rest are \"not-run\"\n"
+    "  --self-test                 check the adapter's protocol on a handful of\n"
+    "                              scenarios and explain each mistake in plain words\n"
     "\n"
-    "Text output: one line per scenario that did not pass, naming the step, its\n"
-    "line in the scenario file and what differed (rows by key), then a summary:\n"
-    "  conformance: 112 scenarios: 112 passed (30 refused as expected), 0 failed,\n"
-    "  0 skipped, 0 crashed, 0 timed out, 0 expected failures, 0 stale\n"
+    "While it runs, one line per scenario on stderr as it finishes: its number,\n"
+    "verdict, name and time. Text output (stdout): one line per scenario that\n"
+    "did not pass, naming the step, its line in the scenario file and what\n"
+    "differed (rows by key), each verifier finding below it, the kept folders\n"
+    "of failing scenarios, then a summary:\n"
+    "  conformance: 3 scenarios against CMD: 2 passed (1 refused as expected),\n"
+    "  1 failed, 0 skipped, 0 crashed, 0 timed out, 0 expected failures,\n"
+    "  0 stale, 0 invalid, 0 not run\n"
     "\n"
     "Exit status: 0 every scenario passed, was skipped or failed as listed;\n"
-    "1 a scenario failed, crashed or timed out unlisted, or the list is stale;\n"
-    "2 unusable input (bad usage, a missing suite, an unreadable list).\n";
+    "1 a scenario failed, crashed, timed out or was not run, unlisted, or the\n"
+    "list is stale; 2 unusable input (bad usage, a missing suite, an unreadable\n"
+    "list, an invalid scenario: its verdict is \"invalid\").\n";
 
-enum { MESSAGE_MAX = 2048, PATH_MAX_BYTES = 4096, EXPECTED_FAILURES_MAX = 4096, ADAPTER_SKIPPED = 77 };
-
-typedef enum verdict { V_PASS, V_REFUSED_AS_EXPECTED, V_FAIL, V_CRASH, V_TIMEOUT, V_SKIP } verdict;
-
-static const char *const VERDICT_NAMES[] = {"pass", "refused-as-expected", "fail", "crash", "timeout", "skipped"};
-
-typedef struct case_result {
-  char *name;
-  verdict verdict;
-  bool listed; /* in the expected-failures list */
-  double seconds;
-  size_t steps, checks, versions; /* steps judged, checks held, versions verified */
-  char message[MESSAGE_MAX];
-} case_result;
-
-typedef struct args {
-  const char *adapter, *expected_failures, *junit, *suite, *work;
-  const char *filters[64];
-  size_t n_filters;
-  bool tap;
-  unsigned timeout;
-} args;
-
-typedef struct suite_run {
-  const args *a;
-  char self[PATH_MAX_BYTES]; /* this executable, for the default adapter */
-  char work[PATH_MAX_BYTES];
-  bool remove_work;
-  lfa_names listed; /* expected failures */
-  size_t n_cases;
-  case_result *cases;
-} suite_run;
+enum { EXPECTED_FAILURES_MAX = 4096, ADAPTER_SKIPPED = 77 };
 
 /* ---- arguments --------------------------------------------------------------------------- */
 
 /* LFA_EXIT_OK when usable; -1 after --help. */
-static int parse_args(args *a, int argc, char **argv) {
+static int parse_args(conf_args *a, int argc, char **argv) {
   memset(a, 0, sizeof *a);
   a->suite = "conformance";
   uint64_t timeout = 60;
   const lfa_cli_option opts[] = {
       {"--tap", LFA_CLI_FLAG, &a->tap, NULL, 1, 0, 0},
+      {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--self-test", LFA_CLI_FLAG, &a->self_test, NULL, 1, 0, 0},
       {"--adapter", LFA_CLI_TEXT, &a->adapter, NULL, 1, 0, 0},
       {"--expected-failures", LFA_CLI_TEXT, &a->expected_failures, NULL, 1, 0, 0},
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
@@ -130,42 +123,55 @@ static int parse_args(args *a, int argc, char **argv) {
       {"--work", LFA_CLI_TEXT, &a->work, NULL, 1, 0, 0},
       {"--filter", LFA_CLI_TEXT, a->filters, &a->n_filters, sizeof a->filters / sizeof a->filters[0], 0, 0},
       {"--timeout", LFA_CLI_U64, &timeout, NULL, 1, 1, 86400},
+      {"--deadline", LFA_CLI_U64, &a->deadline, NULL, 1, 1, 7 * 86400},
+      {"--max-failures", LFA_CLI_U64, &a->max_failures, NULL, 1, 1, 1000000},
   };
   int r = lfa_cli_parse("conformance", HELP, opts, sizeof opts / sizeof opts[0], NULL, 0, argc, argv);
   a->timeout = (unsigned)timeout;
+  if (r > 0 && a->tap && a->json) {
+    fprintf(stderr, "lfa conformance: --tap and --json are two formats of one stdout; give one\n");
+    return LFA_EXIT_UNUSABLE;
+  }
   return r < 0 ? -1 : r == 0 ? LFA_EXIT_UNUSABLE : LFA_EXIT_OK;
 }
 
 /* ---- the suite ---------------------------------------------------------------------------- */
 
-static bool selected(const args *a, const char *name) {
+static bool selected(const conf_args *a, const char *name) {
   if (a->n_filters == 0) return true;
   for (size_t i = 0; i < a->n_filters; i++)
     if (fnmatch(a->filters[i], name, 0) == 0) return true;
   return false;
 }
 
-/* The scenario names of SUITE/scenarios/ that the filters select. */
+/* The scenario names of SUITE/scenarios/: all of them in r->all, the ones
+ * the filters select as cases. */
 static lfa_status scenario_names(suite_run *r, lfa_error *err) {
-  char dir[PATH_MAX_BYTES];
-  lfa_names names;
+  char dir[LFA_CONFORMANCE_PATH_MAX];
+  lfa_names *names = &r->all;
   lfa_status st = lfa_fs_join(dir, sizeof dir, r->a->suite, "scenarios", err);
   if (st == LFA_OK && !lfa_fs_is_dir(dir))
     return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s is not a directory (run from the repository, or give --suite DIR)",
                     dir);
-  if (st == LFA_OK) st = lfa_fs_list(&names, dir, 0, err);
+  if (st == LFA_OK) st = lfa_fs_list(names, dir, 0, err);
   if (st != LFA_OK) return st;
-  r->cases = calloc(names.count + 1, sizeof *r->cases);
-  for (size_t i = 0; r->cases != NULL && i < names.count; i++) {
-    size_t len = strlen(names.names[i]);
-    if (len <= 5 || strcmp(names.names[i] + len - 5, ".json") != 0) continue;
-    names.names[i][len - 5] = '\0';
-    if (!selected(r->a, names.names[i])) continue;
-    r->cases[r->n_cases++].name = names.names[i];
-    names.names[i] = NULL; /* the case owns it now */
+  r->cases = calloc(names->count + 1, sizeof *r->cases);
+  size_t kept = 0;
+  bool lost = r->cases == NULL;
+  for (size_t i = 0; i < names->count; i++) {
+    size_t len = strlen(names->names[i]);
+    if (lost || len <= 5 || strcmp(names->names[i] + len - 5, ".json") != 0) {
+      free(names->names[i]);
+      continue;
+    }
+    names->names[i][len - 5] = '\0';
+    names->names[kept++] = names->names[i];
+    if (!selected(r->a, names->names[kept - 1])) continue;
+    lost = (r->cases[r->n_cases].name = strdup(names->names[kept - 1])) == NULL;
+    r->n_cases += !lost;
   }
-  lfa_fs_names_free(&names);
-  return r->cases ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  names->count = kept;
+  return lost ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
 }
 
 /* One name per line; blank lines and '#' comments skipped. */
@@ -197,9 +203,9 @@ static lfa_status read_listed(suite_run *r, lfa_error *err) {
   return st;
 }
 
-static bool is_listed(const suite_run *r, const char *name) {
-  for (size_t i = 0; i < r->listed.count; i++)
-    if (strcmp(r->listed.names[i], name) == 0) return true;
+bool conf_in_names(const lfa_names *names, const char *name) {
+  for (size_t i = 0; i < names->count; i++)
+    if (strcmp(names->names[i], name) == 0) return true;
   return false;
 }
 
@@ -216,7 +222,7 @@ static lfa_status make_work(suite_run *r, lfa_error *err) {
   const char *tmp = getenv("TMPDIR");
   snprintf(r->work, sizeof r->work, "%s/lfa-conformance-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
   if (mkdtemp(r->work) == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", r->work, strerror(errno));
-  r->remove_work = true;
+  r->temp_work = true;
   return LFA_OK;
 }
 
@@ -225,7 +231,26 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
   return remove(path);
 }
 
+void conf_remove_tree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 /* ---- running the adapter ------------------------------------------------------------------ */
+
+typedef struct case_paths {
+  char scenario[LFA_CONFORMANCE_PATH_MAX], log[LFA_CONFORMANCE_PATH_MAX + 8], obs[LFA_CONFORMANCE_PATH_MAX + 32],
+      dataset[LFA_CONFORMANCE_PATH_MAX + 16];
+} case_paths;
+
+static bool fits(int n, size_t cap) { return n >= 0 && (size_t)n < cap; }
+
+static bool make_paths(case_paths *p, const suite_run *r, lfa_conformance_case *c) {
+  char *out = c->work_dir;
+  return fits(snprintf(p->scenario, sizeof p->scenario, "%s/scenarios/%s.json", r->a->suite, c->name),
+              sizeof p->scenario) &&
+         fits(snprintf(out, sizeof c->work_dir, "%s/%s", r->work, c->name), sizeof c->work_dir) &&
+         fits(snprintf(p->log, sizeof p->log, "%s.log", out), sizeof p->log) &&
+         fits(snprintf(p->obs, sizeof p->obs, "%s/observations.json", out), sizeof p->obs) &&
+         fits(snprintf(p->dataset, sizeof p->dataset, "%s/dataset", out), sizeof p->dataset);
+}
 
 /* The child: its own process group (so a timeout kills everything it
  * started), output to OUT.log beside OUT (which starts empty), then the adapter. */
@@ -236,7 +261,7 @@ static void exec_adapter(const suite_run *r, const char *scenario, const char *o
   if (r->a->adapter == NULL) {
     execl(r->self, "lfa", "adapter", scenario, out, (char *)NULL);
   } else {
-    char script[PATH_MAX_BYTES + 16];
+    char script[LFA_CONFORMANCE_PATH_MAX + 16];
     snprintf(script, sizeof script, "%s \"$@\"", r->a->adapter);
     execl("/bin/sh", "sh", "-c", script, "lfa-adapter", scenario, out, (char *)NULL);
   }
@@ -244,7 +269,7 @@ static void exec_adapter(const suite_run *r, const char *scenario, const char *o
   _exit(127);
 }
 
-static double now_seconds(void) {
+double conf_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -253,12 +278,12 @@ static double now_seconds(void) {
 /* Waits for the adapter; after the timeout kills its process group.
  * Returns false on timeout. */
 static bool wait_adapter(pid_t pid, unsigned timeout, int *status) {
-  double deadline = now_seconds() + timeout;
+  double deadline = conf_now() + timeout;
   long nap = 1000000; /* 1 ms, doubling to 32 ms */
   for (;;) {
     pid_t got = waitpid(pid, status, WNOHANG);
     if (got == pid || (got < 0 && errno != EINTR)) return true;
-    if (now_seconds() > deadline) {
+    if (conf_now() > deadline) {
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, status, 0);
@@ -269,269 +294,222 @@ static bool wait_adapter(pid_t pid, unsigned timeout, int *status) {
   }
 }
 
-/* The last line the adapter printed, for crash messages: its bytes as
- * they are (NUL ends it), escaped by each output's writer. */
+/* The last line the adapter printed, for timeout and crash messages: its
+ * bytes as they are (NUL ends it), escaped by each output's writer. */
 static void last_line(char *out, size_t cap, const char *log) {
   lfa_buf bytes = {0};
   lfa_error err = {0};
-  out[0] = '\0';
+  snprintf(out, cap, "(it printed nothing)");
   if (lfa_fs_read(&bytes, log, LFA_JSON_DOCUMENT_BYTES_MAX, &err) != LFA_OK) return;
   size_t end = bytes.len;
   while (end > 0 && (bytes.data[end - 1] == '\n' || bytes.data[end - 1] == '\r')) end--;
   size_t start = end;
   while (start > 0 && bytes.data[start - 1] != '\n') start--;
   size_t n = end - start < cap - 1 ? end - start : cap - 1;
-  if (n > 0) memcpy(out, bytes.data + start, n); /* an empty log has no data at all */
-  out[n] = '\0';
+  if (n > 0) memcpy(out, bytes.data + start, n), out[n] = '\0'; /* an empty log has no data at all */
   lfa_buf_free(&bytes);
 }
 
-/* ---- judging one scenario ----------------------------------------------------------------- */
-
-static void judge_observations(case_result *c, const lfa_scenario *s, const lfa_observations *obs) {
-  lfa_scenario_report rep;
-  lfa_error err = {0};
-  if (lfa_conformance_judge(&rep, s, obs, &err) != LFA_OK) {
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "%s", err.msg);
-    return;
-  }
-  bool refused = false;
-  for (size_t i = 0; i < rep.n_results; i++) {
-    refused |= rep.results[i].outcome != LFA_SCENARIO_OK;
-    c->steps += rep.results[i].passed;
-    c->checks += rep.results[i].passed && rep.results[i].checked;
-  }
-  if (rep.passed) {
-    c->verdict = refused ? V_REFUSED_AS_EXPECTED : V_PASS;
-  } else {
-    char label[128];
-    size_t f = rep.n_results - 1;
-    lfa_scenario_step_label(label, sizeof label, s, f);
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "%s: %s", label, rep.results[f].failure);
-  }
-  lfa_scenario_report_free(&rep);
+/* A signal by its name: "SIGSEGV", or "signal 42" for one not listed. */
+static const char *signal_name(char *buf, size_t cap, int sig) {
+  static const struct { int sig; const char *name; } NAMES[] = {
+      {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},
+      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},
+      {SIGQUIT, "SIGQUIT"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},   {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+      {SIGALRM, "SIGALRM"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"},
+  };
+  for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+    if (NAMES[i].sig == sig) return NAMES[i].name;
+  snprintf(buf, cap, "signal %d", sig);
+  return buf;
 }
 
-/* Every error finding of the verifier fails the scenario. */
-static void verify_dataset(case_result *c, const char *dataset, const lfa_observations *obs) {
-  bool committed = obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
-  if (!lfa_fs_is_dir(dataset)) {
-    if (committed) c->verdict = V_FAIL;
-    if (committed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
-    return;
-  }
-  lfa_verify_result res;
-  lfa_error err = {0};
-  if (lfa_verify_dataset(&res, dataset, NULL, &err) != LFA_OK) {
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
-  } else if ((c->versions = res.versions_checked, lfa_findings_count(&res.findings, LFA_SEVERITY_ERROR) > 0)) {
-    const lfa_finding *f = NULL;
-    for (size_t i = 0; i < res.findings.count && f == NULL; i++)
-      if (res.findings.items[i].severity == LFA_SEVERITY_ERROR) f = &res.findings.items[i];
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "verify: %zu error finding(s); first: version %" PRIu64 "%s%s: %s: %s",
-             lfa_findings_count(&res.findings, LFA_SEVERITY_ERROR), f->version, f->file ? ", " : "",
-             f->file ? f->file : "", f->rule, f->message);
-  }
-  lfa_verify_result_free(&res);
-}
-
-/* What the adapter's exit status says, when it is not a normal finish. */
-static bool abnormal_exit(case_result *c, int status, const char *obs_path, const char *log, size_t max_steps) {
-  char line[512];
+/* What the adapter's exit status says, when it is not a normal finish.
+ * /bin/sh reports a command a signal killed as status 128 + the signal:
+ * that is named as the signal too. */
+static bool abnormal_exit(lfa_conformance_case *c, int status, const case_paths *p, size_t max_steps) {
+  char line[512], sig[32];
   if (WIFEXITED(status) && WEXITSTATUS(status) == ADAPTER_SKIPPED) {
     lfa_observations obs;
     lfa_error err = {0};
-    c->verdict = V_SKIP;
-    last_line(c->message, sizeof c->message, log);
-    if (lfa_observations_load(&obs, obs_path, max_steps, &err) == LFA_OK) {
+    c->verdict = LFA_VERDICT_SKIPPED;
+    last_line(c->message, sizeof c->message, p->log);
+    if (lfa_observations_load(&obs, p->obs, max_steps, &err) == LFA_OK) {
       if (obs.skipped != NULL) snprintf(c->message, sizeof c->message, "%s", obs.skipped);
       lfa_observations_free(&obs);
     }
     return true;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return false;
-  last_line(line, sizeof line, log);
-  c->verdict = V_CRASH;
+  last_line(line, sizeof line, p->log);
+  c->verdict = LFA_VERDICT_CRASH;
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (WIFSIGNALED(status))
-    snprintf(c->message, sizeof c->message, "the adapter was killed by signal %d; its last line: %s", WTERMSIG(status),
-             line);
+    snprintf(c->message, sizeof c->message, "the adapter was killed by %s; its last line: %s",
+             signal_name(sig, sizeof sig, WTERMSIG(status)), line);
+  else if (code > 128 && code < 128 + 65)
+    snprintf(c->message, sizeof c->message,
+             "the adapter was killed by %s (exit status %d from /bin/sh: 128 + the signal); its last line: %s",
+             signal_name(sig, sizeof sig, code - 128), code, line);
   else
-    snprintf(c->message, sizeof c->message, "the adapter exited with status %d; its last line: %s",
-             WIFEXITED(status) ? WEXITSTATUS(status) : -1, line);
+    snprintf(c->message, sizeof c->message, "the adapter exited with status %d; its last line: %s", code, line);
   return true;
 }
 
-static bool fits(int n, size_t cap) { return n >= 0 && (size_t)n < cap; }
-
-static void run_case(suite_run *r, case_result *c) {
-  char scenario[PATH_MAX_BYTES], out[PATH_MAX_BYTES], log[PATH_MAX_BYTES + 16], obs_path[PATH_MAX_BYTES + 32],
-      dataset[PATH_MAX_BYTES + 16];
-  lfa_scenario s;
+/* The scenario file, or the verdict "invalid": unusable input, not a
+ * failure of the writer. */
+static bool load_scenario(lfa_conformance_case *c, const case_paths *p) {
   lfa_error err = {0};
-  double start = now_seconds();
-  c->listed = is_listed(r, c->name);
-  if (!fits(snprintf(scenario, sizeof scenario, "%s/scenarios/%s.json", r->a->suite, c->name), sizeof scenario) ||
-      !fits(snprintf(out, sizeof out, "%s/%s", r->work, c->name), sizeof out) ||
-      !fits(snprintf(log, sizeof log, "%s.log", out), sizeof log) ||
-      !fits(snprintf(obs_path, sizeof obs_path, "%s/observations.json", out), sizeof obs_path) ||
-      !fits(snprintf(dataset, sizeof dataset, "%s/dataset", out), sizeof dataset)) {
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "the paths of this scenario are longer than %d bytes", PATH_MAX_BYTES);
-    return;
-  }
-  if (lfa_scenario_load(&s, scenario, &err) != LFA_OK) {
-    c->verdict = V_FAIL;
+  if (lfa_scenario_load(&c->scenario, p->scenario, &err) != LFA_OK) {
+    c->verdict = LFA_VERDICT_INVALID;
     snprintf(c->message, sizeof c->message, "not a valid scenario: %s", err.msg);
-    return;
+    return false;
   }
-  if (strcmp(s.name, c->name) != 0) { /* names are unique because file names are */
-    c->verdict = V_FAIL;
-    snprintf(c->message, sizeof c->message, "the scenario is named \"%.200s\", but its file is %.200s.json", s.name,
-             c->name);
-    lfa_scenario_free(&s);
-    return;
+  c->has_scenario = true;
+  if (strcmp(c->scenario.name, c->name) != 0) { /* names are unique because file names are */
+    c->verdict = LFA_VERDICT_INVALID;
+    snprintf(c->message, sizeof c->message, "not a valid scenario: it is named \"%.200s\", but its file is %.200s.json",
+             c->scenario.name, c->name);
+    return false;
   }
-  fflush(NULL);
-  pid_t pid = mkdir(out, 0777) == 0 ? fork() : -1;
-  if (pid == 0) exec_adapter(r, scenario, out, log);
-  int status = 0;
-  if (pid < 0) {
-    c->verdict = V_CRASH;
-    snprintf(c->message, sizeof c->message, "cannot start the adapter in %.1024s: %s", out, strerror(errno));
-  } else if (!wait_adapter(pid, r->a->timeout, &status)) {
-    c->verdict = V_TIMEOUT;
-    snprintf(c->message, sizeof c->message, "the adapter ran past %u s and was killed", r->a->timeout);
-  } else if (!abnormal_exit(c, status, obs_path, log, s.n_steps)) {
-    lfa_observations obs;
-    if (lfa_observations_load(&obs, obs_path, s.n_steps, &err) != LFA_OK) {
-      c->verdict = V_FAIL;
-      snprintf(c->message, sizeof c->message, "unusable observations: %s", err.msg);
-    } else {
-      judge_observations(c, &s, &obs);
-      if (c->verdict != V_FAIL) verify_dataset(c, dataset, &obs);
-      lfa_observations_free(&obs);
-    }
-  }
-  c->seconds = now_seconds() - start;
-  lfa_scenario_free(&s);
+  return true;
 }
 
-/* ---- reporting ---------------------------------------------------------------------------- */
+static void run_adapter(suite_run *r, lfa_conformance_case *c, const case_paths *p, unsigned timeout) {
+  char line[512];
+  lfa_error err = {0};
+  fflush(NULL);
+  pid_t pid = mkdir(c->work_dir, 0777) == 0 ? fork() : -1;
+  if (pid == 0) exec_adapter(r, p->scenario, c->work_dir, p->log);
+  int status = 0;
+  if (pid < 0) {
+    c->verdict = LFA_VERDICT_CRASH;
+    snprintf(c->message, sizeof c->message, "cannot start the adapter in %.1024s: %s", c->work_dir, strerror(errno));
+  } else if (!wait_adapter(pid, timeout, &status)) {
+    last_line(line, sizeof line, p->log);
+    c->verdict = LFA_VERDICT_TIMEOUT;
+    snprintf(c->message, sizeof c->message, "the adapter ran past %u s%s and was killed; its last line: %s", timeout,
+             timeout < r->a->timeout ? " (what the suite deadline left)" : "", line);
+  } else if (!abnormal_exit(c, status, p, c->scenario.n_steps)) {
+    if (lfa_observations_load(&c->observations, p->obs, c->scenario.n_steps, &err) != LFA_OK) {
+      c->verdict = LFA_VERDICT_FAIL;
+      snprintf(c->message, sizeof c->message, "unusable observations: %s", err.msg);
+    } else {
+      c->has_observations = true;
+      lfa_conformance_judge_case(c, p->dataset);
+    }
+  }
+}
 
-static bool is_bad(verdict v) { return v == V_FAIL || v == V_CRASH || v == V_TIMEOUT; }
-static bool is_pass(verdict v) { return v == V_PASS || v == V_REFUSED_AS_EXPECTED; }
+/* A passing scenario's folder goes with a temporary work directory; a
+ * failing one's stays, as evidence. */
+static void keep_or_remove(const suite_run *r, lfa_conformance_case *c, const case_paths *p) {
+  bool evidence = conf_is_bad(c->verdict) || (conf_is_pass(c->verdict) && c->listed);
+  c->kept = c->work_dir[0] != '\0' && lfa_fs_exists(c->work_dir) && (!r->temp_work || r->keep_all || evidence);
+  if (c->kept || c->work_dir[0] == '\0') return;
+  conf_remove_tree(c->work_dir), remove(p->log);
+}
 
-typedef struct tally {
-  size_t passed, refused, failed, skipped, crashed, timed_out, expected, stale;
-} tally;
+static void progress(const suite_run *r, const lfa_conformance_case *c) {
+  size_t i = (size_t)(c - r->cases) + 1;
+  fprintf(stderr, "[%zu/%zu] %s%s ", i, r->n_cases, lfa_conformance_verdict_name(c->verdict),
+          c->listed && conf_is_bad(c->verdict) ? " (expected)" : "");
+  lfa_put_text(stderr, c->name);
+  fprintf(stderr, " %.2f s\n", c->seconds);
+  fflush(stderr);
+}
 
-static tally count(const suite_run *r, size_t unknown_listed) {
+void conf_run_case(suite_run *r, lfa_conformance_case *c, unsigned timeout) {
+  case_paths p;
+  double start = conf_now();
+  c->listed = conf_in_names(&r->listed, c->name);
+  if (!make_paths(&p, r, c)) {
+    c->verdict = LFA_VERDICT_INVALID, c->work_dir[0] = '\0';
+    snprintf(c->message, sizeof c->message, "the paths of this scenario are longer than %d bytes",
+             LFA_CONFORMANCE_PATH_MAX);
+  } else if (load_scenario(c, &p)) {
+    run_adapter(r, c, &p, timeout);
+  } else {
+    c->work_dir[0] = '\0'; /* nothing ran: no folder */
+  }
+  c->seconds = conf_now() - start;
+  keep_or_remove(r, c, &p);
+  progress(r, c);
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+bool conf_is_bad(lfa_conformance_verdict v) {
+  return v == LFA_VERDICT_FAIL || v == LFA_VERDICT_CRASH || v == LFA_VERDICT_TIMEOUT;
+}
+bool conf_is_pass(lfa_conformance_verdict v) { return v == LFA_VERDICT_PASS || v == LFA_VERDICT_REFUSED_AS_EXPECTED; }
+
+const char *conf_adapter_name(const suite_run *r) {
+  return r->a->adapter ? r->a->adapter : "lfa adapter (the reference writer)";
+}
+
+tally conf_count(const suite_run *r) {
   tally t = {0};
   for (size_t i = 0; i < r->n_cases; i++) {
-    const case_result *c = &r->cases[i];
-    if (c->listed && is_bad(c->verdict)) t.expected++;
-    else if (c->verdict == V_FAIL) t.failed++;
-    else if (c->verdict == V_CRASH) t.crashed++;
-    else if (c->verdict == V_TIMEOUT) t.timed_out++;
-    else if (c->verdict == V_SKIP) t.skipped++;
-    if (is_pass(c->verdict)) t.passed++, t.refused += c->verdict == V_REFUSED_AS_EXPECTED, t.stale += c->listed;
+    const lfa_conformance_case *c = &r->cases[i];
+    lfa_conformance_verdict v = c->verdict;
+    if (c->listed && conf_is_bad(v)) t.expected++;
+    else if (v == LFA_VERDICT_FAIL) t.failed++;
+    else if (v == LFA_VERDICT_CRASH) t.crashed++;
+    else if (v == LFA_VERDICT_TIMEOUT) t.timed_out++;
+    else if (v == LFA_VERDICT_SKIPPED) t.skipped++;
+    else if (v == LFA_VERDICT_INVALID) t.invalid++;
+    else if (v == LFA_VERDICT_NOT_RUN) t.not_run++;
+    if (conf_is_pass(v)) t.passed++, t.refused += v == LFA_VERDICT_REFUSED_AS_EXPECTED, t.stale += c->listed;
   }
-  t.stale += unknown_listed;
+  t.stale += r->unknown_listed;
   return t;
 }
 
-/* One line per scenario that did not simply pass, and its message. A name
- * is a file name of the suite: any bytes, shown escaped like the message. */
-static void print_text(const suite_run *r) {
-  for (size_t i = 0; i < r->n_cases; i++) {
-    const case_result *c = &r->cases[i];
-    if (is_pass(c->verdict) && !c->listed) continue;
-    fputs(is_pass(c->verdict) ? "FAIL  " : c->verdict == V_SKIP ? "SKIP  " : c->listed ? "XFAIL " : "FAIL  ", stdout);
-    lfa_put_text(stdout, c->name);
-    if (is_pass(c->verdict)) printf(": stale: listed as an expected failure, but it passes\n");
-    else if (c->verdict == V_SKIP) printf(": ");
-    else printf(": %s: ", VERDICT_NAMES[c->verdict]);
-    if (!is_pass(c->verdict)) lfa_put_text(stdout, c->message), putchar('\n'); /* the adapter's words: any bytes */
-  }
+/* Why no further scenario starts, or NULL: the failures counted so far
+ * (listed ones are known, and do not count) or the suite deadline. */
+static const char *stop_reason(char *buf, size_t cap, const suite_run *r, size_t done) {
+  size_t failures = 0;
+  for (size_t i = 0; i < done; i++)
+    failures += (conf_is_bad(r->cases[i].verdict) && !r->cases[i].listed) || r->cases[i].verdict == LFA_VERDICT_INVALID;
+  if (r->a->max_failures > 0 && failures >= r->a->max_failures)
+    return snprintf(buf, cap, "not run: --max-failures %" PRIu64 " was reached", r->a->max_failures), buf;
+  if (r->a->deadline > 0 && conf_now() - r->started >= (double)r->a->deadline)
+    return snprintf(buf, cap, "not run: the suite deadline (--deadline %" PRIu64 " s) had passed", r->a->deadline), buf;
+  return NULL;
 }
 
-static void print_tap(const suite_run *r) {
-  printf("TAP version 13\n1..%zu\n", r->n_cases);
-  for (size_t i = 0; i < r->n_cases; i++) {
-    const case_result *c = &r->cases[i];
-    bool ok = (is_pass(c->verdict) && !c->listed) || c->verdict == V_SKIP;
-    printf("%s %zu - ", ok ? "ok" : "not ok", i + 1), lfa_put_text(stdout, c->name);
-    if (c->verdict == V_SKIP) printf(" # SKIP "), lfa_put_text(stdout, c->message);
-    else if (c->listed && is_bad(c->verdict)) printf(" # TODO expected failure");
-    printf("\n");
-    if (ok) continue;
-    printf("  ---\n  verdict: %s\n  message: ", is_pass(c->verdict) ? "stale" : VERDICT_NAMES[c->verdict]);
-    /* a JSON string is a YAML double-quoted scalar: valid for any bytes */
-    lfa_put_json(stdout, is_pass(c->verdict) ? "listed as an expected failure, but it passes" : c->message);
-    printf("\n  ...\n");
-  }
+/* This scenario's timeout: --timeout, or what the deadline leaves. */
+static unsigned case_timeout(const suite_run *r) {
+  if (r->a->deadline == 0) return r->a->timeout;
+  double left = (double)r->a->deadline - (conf_now() - r->started);
+  unsigned whole = left < 1 ? 1 : (unsigned)left;
+  return whole < r->a->timeout ? whole : r->a->timeout;
 }
 
-static void xml_text(FILE *f, const char *s) { lfa_put_xml(f, s); }
-
-static lfa_status write_junit(const suite_run *r, const tally *t, lfa_error *err) {
-  FILE *f = fopen(r->a->junit, "w");
-  if (f == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
-  fprintf(f, "  <testsuite name=\"lfa conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
-          r->n_cases, t->failed + t->stale, t->crashed + t->timed_out, t->skipped + t->expected);
+static void run_all(suite_run *r) {
+  char why[128];
+  r->started = conf_now();
   for (size_t i = 0; i < r->n_cases; i++) {
-    const case_result *c = &r->cases[i];
-    fprintf(f, "    <testcase classname=\"conformance\" name=\"");
-    xml_text(f, c->name);
-    fprintf(f, "\" time=\"%.3f\">", c->seconds);
-    const char *tag = c->verdict == V_SKIP || (c->listed && is_bad(c->verdict)) ? "skipped"
-                      : is_pass(c->verdict) && c->listed                        ? "failure"
-                      : c->verdict == V_FAIL                                    ? "failure"
-                      : is_bad(c->verdict)                                      ? "error"
-                                                                                : NULL;
-    if (tag != NULL) {
-      fprintf(f, "<%s message=\"", tag);
-      xml_text(f, is_pass(c->verdict) ? "stale expected failure: it passes" : VERDICT_NAMES[c->verdict]);
-      fprintf(f, "\">");
-      xml_text(f, c->listed && is_bad(c->verdict) ? "expected failure: " : "");
-      xml_text(f, c->message);
-      fprintf(f, "</%s>", tag);
+    lfa_conformance_case *c = &r->cases[i];
+    if (stop_reason(why, sizeof why, r, i) == NULL) {
+      conf_run_case(r, c, case_timeout(r));
+      continue;
     }
-    fprintf(f, "</testcase>\n");
+    c->verdict = LFA_VERDICT_NOT_RUN, c->listed = conf_in_names(&r->listed, c->name);
+    snprintf(c->message, sizeof c->message, "%s", why);
   }
-  fprintf(f, "  </testsuite>\n</testsuites>\n");
-  return fclose(f) == 0 ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
-}
-
-/* Listed names that are not in the (filtered) suite: the list is stale.
- * A name the filters leave out is not checked. */
-static size_t unknown_listed(const suite_run *r) {
-  size_t n = 0;
-  for (size_t i = 0; i < r->listed.count; i++) {
-    bool found = false;
-    for (size_t k = 0; k < r->n_cases && !found; k++) found = strcmp(r->cases[k].name, r->listed.names[i]) == 0;
-    if (!found && selected(r->a, r->listed.names[i])) {
-      n++;
-      if (!r->a->tap)
-        fputs("FAIL     ", stdout), lfa_put_text(stdout, r->listed.names[i]),
-            puts(": STALE (listed as an expected failure, but the suite has no such scenario)");
-    }
-  }
-  return n;
 }
 
 /* ---- command ------------------------------------------------------------------------------ */
 
 static void free_run(suite_run *r) {
-  for (size_t i = 0; i < r->n_cases; i++) free(r->cases[i].name);
+  bool kept = false;
+  for (size_t i = 0; i < r->n_cases; i++) kept |= r->cases[i].kept, lfa_conformance_case_free(&r->cases[i]);
   free(r->cases);
   lfa_fs_names_free(&r->listed);
-  if (r->remove_work) nftw(r->work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  lfa_fs_names_free(&r->all);
+  if (r->temp_work && !kept) conf_remove_tree(r->work);
 }
 
 static lfa_status prepare(suite_run *r, lfa_error *err) {
@@ -542,13 +520,21 @@ static lfa_status prepare(suite_run *r, lfa_error *err) {
   }
   lfa_status st = scenario_names(r, err);
   if (st == LFA_OK) st = read_listed(r, err);
+  for (size_t i = 0; st == LFA_OK && i < r->listed.count; i++)
+    r->unknown_listed += !conf_in_names(&r->all, r->listed.names[i]);
   if (st == LFA_OK && r->n_cases == 0) st = lfa_fail(err, LFA_ERR_USAGE, NULL, "no scenario matches the filters");
   if (st == LFA_OK) st = make_work(r, err);
   return st;
 }
 
+static int exit_status(const tally *t, lfa_status st) {
+  if (t->invalid > 0) return LFA_EXIT_UNUSABLE;
+  bool bad = t->failed + t->crashed + t->timed_out + t->stale + t->not_run > 0 || st != LFA_OK;
+  return bad ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
+}
+
 int lfa_cli_conformance(int argc, char **argv) {
-  args a;
+  conf_args a;
   int rc = parse_args(&a, argc, argv);
   if (rc != LFA_EXIT_OK) return rc < 0 ? LFA_EXIT_OK : rc;
   suite_run r = {.a = &a};
@@ -559,26 +545,20 @@ int lfa_cli_conformance(int argc, char **argv) {
     fprintf(stderr, "lfa conformance: %s\n", err.msg);
     return LFA_EXIT_UNUSABLE;
   }
-  for (size_t i = 0; i < r.n_cases; i++) run_case(&r, &r.cases[i]);
-  const char *adapter_name = a.adapter ? a.adapter : "lfa adapter (the reference writer)";
-  if (a.tap) print_tap(&r);
-  else print_text(&r);
-  tally t = count(&r, unknown_listed(&r));
-  if (a.junit != NULL && write_junit(&r, &t, &err) != LFA_OK) {
+  if (a.self_test) {
+    rc = conf_self_test(&r);
+    free_run(&r);
+    return rc;
+  }
+  run_all(&r);
+  tally t = conf_count(&r);
+  if (a.junit != NULL && conf_write_junit(&r, &t, &err) != LFA_OK) {
     fprintf(stderr, "lfa conformance: %s\n", err.msg);
     st = LFA_ERR_IO;
   }
-  size_t steps = 0, checks = 0, versions = 0;
-  for (size_t i = 0; i < r.n_cases; i++)
-    steps += r.cases[i].steps, checks += r.cases[i].checks, versions += r.cases[i].versions;
-  printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", a.tap ? "# " : "",
-         steps, checks, versions);
-  printf("%sconformance: %zu scenarios against ", a.tap ? "# " : "", r.n_cases), lfa_put_text(stdout, adapter_name);
-  printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, "
-         "%zu crashed, %zu timed out, %zu expected failures, %zu stale\n",
-         t.passed, t.refused, t.failed, t.skipped, t.crashed, t.timed_out, t.expected, t.stale);
-  if (!r.remove_work) printf("%swork directory kept: ", a.tap ? "# " : ""), lfa_put_text(stdout, r.work), putchar('\n');
-  bool bad = t.failed + t.crashed + t.timed_out + t.stale > 0 || st != LFA_OK;
+  if (a.json) conf_print_json(&r, &t);
+  else if (a.tap) conf_print_tap(&r, &t);
+  else conf_print_text(&r, &t);
   free_run(&r);
-  return bad ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
+  return exit_status(&t, st);
 }

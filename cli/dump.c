@@ -22,7 +22,8 @@ static const char HELP[] =
     "and prints, per version: the operation of its transaction, the reader and\n"
     "writer feature flags, the schema (field id, parent id, name), the\n"
     "fragments (id, physical rows, deleted and live rows, data files with their\n"
-    "field ids) and, for every tracked field, the assignment state of each\n"
+    "field ids, where -2 is a tombstone: a column a newer data file of the\n"
+    "fragment replaced) and, for every tracked field, the assignment state of each\n"
     "fragment: all rows, or a partial bitmap with its count. Fragments a\n"
     "tracked field does not list have no assigned row.\n"
     "\n"
@@ -87,8 +88,17 @@ static const char *field_name(const lfa_snapshot *s, int32_t id) {
 
 /* ---- human output ----------------------------------------------------------- */
 
+/* A data file's field ids; -2 is Lance's tombstone (02§2, FA-LANCE-15),
+ * which a reader of the dump needs explained once. */
+static bool put_field_ids(FILE *out, const int32_t *fields, size_t n) {
+  bool tombstone = false;
+  for (size_t j = 0; j < n; j++) fprintf(out, "%s%d", j ? "," : "", fields[j]), tombstone |= fields[j] == -2;
+  return tombstone;
+}
+
 static void text_fragments(FILE *out, const lfa_snapshot *s) {
   const Lance__Table__Manifest *m = s->file.manifest;
+  bool tombstone = false;
   fprintf(out, "  fragments: %zu\n", m->n_fragments);
   for (size_t i = 0; i < m->n_fragments; i++) {
     const Lance__Table__DataFragment *f = m->fragments[i];
@@ -99,18 +109,20 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
               f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
     for (size_t k = 0; k < f->n_files; k++) {
       fputs("      ", out), lfa_put_text(out, f->files[k]->path), fputs("  fields [", out);
-      for (size_t j = 0; j < f->files[k]->n_fields; j++)
-        fprintf(out, "%s%d", j ? "," : "", f->files[k]->fields[j]);
+      tombstone |= put_field_ids(out, f->files[k]->fields, f->files[k]->n_fields);
       fputs("]\n", out);
     }
     for (size_t k = 0; k < f->n_overlays; k++) { /* 05§14: coverage, never assignment state */
       const Lance__Table__DataOverlayFile *o = f->overlays[k];
       fputs("      overlay ", out), lfa_put_text(out, o->data_file ? o->data_file->path : "?"), fputs("  fields [", out);
-      for (size_t j = 0; o->data_file != NULL && j < o->data_file->n_fields; j++)
-        fprintf(out, "%s%d", j ? "," : "", o->data_file->fields[j]);
+      if (o->data_file != NULL) tombstone |= put_field_ids(out, o->data_file->fields, o->data_file->n_fields);
       fprintf(out, "]  committed_version %" PRIu64 "\n", o->committed_version);
     }
   }
+  if (tombstone)
+    fputs("    (-2 in fields: a tombstone, a column of the file that a newer data file of the fragment replaced;\n"
+          "     it is not read from this file, 02§2)\n",
+          out);
 }
 
 static void text_tracked(FILE *out, const lfa_snapshot *s) {

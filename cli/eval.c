@@ -247,11 +247,15 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
   return st;
 }
 
-/* Bad usage teaches: the reason, then the help. `arg` (may be NULL) is quoted. */
+/* Bad usage is short: the reason, the usage lines (the help up to its
+ * first blank line), and where the rest is. `arg` (may be NULL) is quoted. */
 static int usage_error(const char *why, const char *arg) {
   char shown[LFA_CLI_SHOWN_BYTES];
-  if (arg != NULL) fprintf(stderr, "lfa eval: %s '%s'\n%s", why, lfa_cli_shown(shown, sizeof shown, arg), HELP);
-  else fprintf(stderr, "lfa eval: %s\n%s", why, HELP);
+  const char *end = strstr(HELP, "\n\n");
+  int usage = end ? (int)(end - HELP) + 1 : (int)strlen(HELP);
+  if (arg != NULL) fprintf(stderr, "lfa eval: %s '%s'\n", why, lfa_cli_shown(shown, sizeof shown, arg));
+  else fprintf(stderr, "lfa eval: %s\n", why);
+  fprintf(stderr, "%.*s(see lfa eval --help)\n", usage, HELP);
   return 0;
 }
 

@@ -56,12 +56,14 @@ static const char HELP[] =
     "\n"
     "  --seed N   object names drawn from N (default 0): same seed, same bytes\n"
     "  --json     one JSON document: {\"scenario\", \"name\", \"out_dir\", \"passed\",\n"
-    "             \"versions\", \"steps\", \"failure\"} (shape in README.md)\n"
+    "             \"versions\", \"steps\", \"failure\"} (shape in README.md); for\n"
+    "             unusable input {\"scenario\", \"verdict\": \"invalid\", \"error\"}\n"
     "\n"
     "Exit status: 0 every step behaved as expected; 1 a step did not (one line on\n"
     "stderr names it and what differed; the versions before it stay in OUT_DIR);\n"
     "2 unusable input (bad usage, OUT_DIR exists, the file is not a valid scenario,\n"
-    "with its line and column) or a failure to write.\n";
+    "with its line and column, or its \"name\" is not its file name) or a failure\n"
+    "to write.\n";
 
 typedef struct run_args {
   const char *scenario;
@@ -160,6 +162,36 @@ static void print_json(const run_args *a, const lfa_scenario *s, const lfa_scena
   json_finish(&w);
 }
 
+/* With --json, unusable input is a document too: {"scenario", "verdict":
+ * "invalid", "error"} (the error object of every lfa JSON output). */
+static void print_json_invalid(const run_args *a, const lfa_error *err) {
+  json_writer w = {.out = stdout};
+  json_open_object(&w, NULL);
+  json_string(&w, "scenario", a->scenario);
+  json_string(&w, "verdict", "invalid");
+  json_error(&w, "error", err);
+  json_close_object(&w);
+  json_finish(&w);
+}
+
+/* A scenario is named after its file, as the suite requires of every
+ * scenario (conformance/SCENARIOS.md): "x/append.json" must be "append". */
+static lfa_status name_matches_file(const lfa_scenario *s, const char *path, lfa_error *err) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  bool json = n > 5 && strcmp(base + n - 5, ".json") == 0;
+  if (json && strlen(s->name) == n - 5 && strncmp(s->name, base, n - 5) == 0) return LFA_OK;
+  return lfa_fail(err, LFA_ERR_FORMAT, NULL, "the scenario is named \"%.200s\", but its file is %.200s%s", s->name,
+                  base, json ? "" : " (a scenario file is NAME.json)");
+}
+
+static lfa_status load_scenario(lfa_scenario *s, const char *path, lfa_error *err) {
+  lfa_status st = lfa_scenario_load(s, path, err);
+  if (st == LFA_OK && (st = name_matches_file(s, path, err)) != LFA_OK) lfa_scenario_free(s);
+  return st;
+}
+
 /* ---- command ------------------------------------------------------------------- */
 
 int lfa_cli_run(int argc, char **argv) {
@@ -174,8 +206,9 @@ int lfa_cli_run(int argc, char **argv) {
   lfa_scenario s;
   lfa_history h;
   lfa_scenario_report rep = {0};
-  lfa_status st = lfa_scenario_load(&s, a.scenario, &err);
+  lfa_status st = load_scenario(&s, a.scenario, &err);
   if (st != LFA_OK) {
+    if (a.json) print_json_invalid(&a, &err);
     lfa_cli_fail_error("run", "scenario", &err);
     return LFA_EXIT_UNUSABLE;
   }

@@ -14,7 +14,8 @@
 #include "store.h"
 
 static const char HELP[] =
-    "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V] [--full]\n"
+    "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
+    "                  [--since-last STATEFILE] [--full]\n"
     "\n"
     "Audits the Lance dataset at DATASET from its metadata (manifests,\n"
     "transactions, deletion files, row id sequences, _field_assignments/\n"
@@ -52,6 +53,21 @@ static const char HELP[] =
     "                version, failed when the version has an error finding\n"
     "  --from V      start at version V (the commit that made V is checked too)\n"
     "  --to V        stop after version V\n"
+    "                A range reads V's parent, the versions in it and what\n"
+    "                their transactions copy (a restore's version, a clone's\n"
+    "                source), nothing else: its cost follows the range, not\n"
+    "                the history. Orphan objects (FA-CLEAN-10) need every\n"
+    "                version: a range does not check them and says so (info).\n"
+    "  --since-last STATEFILE\n"
+    "                check only what is new since the run that wrote STATEFILE:\n"
+    "                the versions after the one it records (none: nothing to\n"
+    "                do, exit 0). It first checks that the history up to that\n"
+    "                version is still there as it was: the same bytes in its\n"
+    "                manifest and the same names in _versions/ up to it, by\n"
+    "                64-bit FNV-1a digests; else an error finding (FA-VERIFY-7).\n"
+    "                Without the file, every version is checked. STATEFILE is\n"
+    "                (re)written only when the run has no error finding, so a\n"
+    "                failed version is checked again next time. Not with --from.\n"
     LFA_CLI_STORE_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
@@ -69,8 +85,10 @@ static const char HELP[] =
 typedef struct verify_args {
   const char *dataset;
   const char *junit;
+  const char *state_file; /* --since-last */
   bool json, stats, allow_http;
   lfa_verify_options range;
+  lfa_verify_state since; /* read from state_file when it exists */
 } verify_args;
 
 static bool parse_args(verify_args *a, int argc, char **argv) {
@@ -84,6 +102,7 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
       {"--from", LFA_CLI_U64, &a->range.from, &has_from, 1, 0, 0},
       {"--to", LFA_CLI_U64, &a->range.to, &has_to, 1, 0, 0},
+      {"--since-last", LFA_CLI_TEXT, &a->state_file, NULL, 1, 0, 0},
   };
   int r = lfa_cli_parse("verify", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
@@ -92,6 +111,8 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
   if (a->dataset == NULL) fprintf(stderr, "lfa verify: missing DATASET (see lfa verify --help)\n");
   else if (a->range.has_from && a->range.has_to && a->range.from > a->range.to)
     fprintf(stderr, "lfa verify: --from %" PRIu64 " is after --to %" PRIu64 "\n", a->range.from, a->range.to);
+  else if (a->state_file != NULL && a->range.has_from)
+    fprintf(stderr, "lfa verify: --since-last and --from contradict (the state says where to start)\n");
   else return true;
   return false;
 }
@@ -108,9 +129,40 @@ static bool write_junit(const char *path, const lfa_verify_result *r, const char
   return false;
 }
 
+/* The state file of --since-last, when there is one: a missing file is a
+ * first run (every version). False (said) when it cannot be used. */
+static bool read_state(verify_args *a) {
+  FILE *f = fopen(a->state_file, "rb");
+  if (f == NULL && errno == ENOENT) return true;
+  char text[LFA_VERIFY_STATE_TEXT_MAX];
+  size_t n = f != NULL ? fread(text, 1, sizeof text, f) : 0;
+  bool failed = f == NULL || ferror(f);
+  if (f != NULL) fclose(f);
+  lfa_error err = {0};
+  if (failed) lfa_cli_fail("verify", a->state_file, strerror(errno));
+  else if (lfa_verify_state_parse(&a->since, text, n, &err) != LFA_OK) lfa_cli_fail("verify", a->state_file, err.msg);
+  else a->range.since = &a->since;
+  return a->range.since != NULL;
+}
+
+/* Writes the state of this run beside STATEFILE, then renames it over:
+ * a crash leaves the old state or the new, never half of one. */
+static bool write_state(const char *path, const lfa_verify_state *s) {
+  char text[LFA_VERIFY_STATE_TEXT_MAX], tmp[4096];
+  lfa_verify_state_format(text, s);
+  int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = n > 0 && (size_t)n < sizeof tmp ? fopen(tmp, "wb") : NULL;
+  bool ok = f != NULL && fputs(text, f) >= 0;
+  if (f != NULL) ok = fclose(f) == 0 && ok;
+  if (ok) ok = rename(tmp, path) == 0;
+  if (!ok) lfa_cli_fail("verify", path, strerror(errno));
+  return ok;
+}
+
 int lfa_cli_verify(int argc, char **argv) {
   verify_args a;
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
+  if (a.state_file != NULL && !read_state(&a)) return LFA_EXIT_UNUSABLE;
   lfa_verify_result r;
   lfa_error err = {0};
   lfa_cli_store store;
@@ -124,6 +176,10 @@ int lfa_cli_verify(int argc, char **argv) {
     else lfa_verify_print_text(stdout, &r, a.dataset);
     status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   }
+  if (a.state_file != NULL && status == LFA_EXIT_OK && r.has_state && !write_state(a.state_file, &r.state))
+    status = LFA_EXIT_UNUSABLE;
+  else if (a.state_file != NULL && status == LFA_EXIT_FINDINGS)
+    fprintf(stderr, "lfa verify: %s kept as it was: this run has error findings\n", a.state_file);
   lfa_verify_result_free(&r);
   lfa_cli_store_close(&store);
   return status;

@@ -70,15 +70,45 @@ static lfa_status observed_state(lfa_scenario_check *out, lfa_arena *arena, cons
   return st;
 }
 
+/* One fragment of a key map: {"fragment": ID, "keys": [key by offset]}. */
+static lfa_status key_map_entry(lfa_observed_fragment *out, lfa_arena *arena, const lfa_json *v, const char *what,
+                                lfa_error *err) {
+  static const char *const KEYS[] = {"fragment", "keys"};
+  lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, what, err);
+  if (st == LFA_OK) st = only_keys(v, what, KEYS, 2, err);
+  const lfa_json *id = lfa_json_find(v, "fragment"), *keys = lfa_json_find(v, "keys");
+  if (st == LFA_OK && (id == NULL || keys == NULL))
+    return lfa_json_fail(err, LFA_ERR_FORMAT, v, "%s needs \"fragment\" and \"keys\"", what);
+  if (st == LFA_OK) st = lfa_json_u64(&out->id, id, what, err);
+  if (st == LFA_OK) st = lfa_json_want(keys, LFA_JSON_ARRAY, what, err);
+  uint64_t *k = st == LFA_OK ? lfa_arena_array(arena, keys->count + 1, sizeof *k) : NULL;
+  if (st == LFA_OK && k == NULL) return nomem(err);
+  for (size_t i = 0; st == LFA_OK && i < keys->count; i++) st = lfa_json_u64(&k[i], &keys->items[i], what, err);
+  out->keys.keys = k, out->keys.count = st == LFA_OK ? keys->count : 0;
+  return st;
+}
+
+/* The adapter's key map of the version a step left (lfa_observed_fragment):
+ * the count is bounded by the document's size, which the reader bounds. */
+static lfa_status key_map(lfa_observed_step *out, lfa_arena *arena, const lfa_json *v, const char *what,
+                          lfa_error *err) {
+  lfa_status st = lfa_json_want(v, LFA_JSON_ARRAY, what, err);
+  out->fragments = st == LFA_OK ? lfa_arena_array(arena, v->count + 1, sizeof *out->fragments) : NULL;
+  if (st == LFA_OK && out->fragments == NULL) return nomem(err);
+  for (size_t i = 0; st == LFA_OK && i < v->count; i++, out->n_fragments = i)
+    st = key_map_entry(&out->fragments[i], arena, &v->items[i], what, err);
+  return st;
+}
+
 static lfa_status observed_step(lfa_observed_step *out, lfa_arena *arena, const lfa_json *v, size_t index,
                                 lfa_error *err) {
-  static const char *const KEYS[] = {"step", "outcome", "version", "rule", "message", "observed"};
+  static const char *const KEYS[] = {"step", "outcome", "version", "rule", "message", "observed", "rows"};
   char what[64], sub[96];
   snprintf(what, sizeof what, "steps[%zu]", index);
   memset(out, 0, sizeof *out);
   uint64_t step = 0;
   lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, what, err);
-  if (st == LFA_OK) st = only_keys(v, what, KEYS, 6, err);
+  if (st == LFA_OK) st = only_keys(v, what, KEYS, 7, err);
   const lfa_json *j_step = lfa_json_find(v, "step"), *j_outcome = lfa_json_find(v, "outcome"),
                  *j_version = lfa_json_find(v, "version"), *j_observed = lfa_json_find(v, "observed");
   if (st == LFA_OK && (j_step == NULL || j_outcome == NULL))
@@ -99,6 +129,9 @@ static lfa_status observed_step(lfa_observed_step *out, lfa_arena *arena, const 
   snprintf(sub, sizeof sub, "%s.observed", what);
   if (st == LFA_OK && j_observed != NULL && j_observed->kind != LFA_JSON_NULL)
     st = observed_state(&out->observed, arena, j_observed, sub, err), out->has_observed = true;
+  snprintf(sub, sizeof sub, "%s.rows", what);
+  const lfa_json *j_rows = lfa_json_find(v, "rows");
+  if (st == LFA_OK && j_rows != NULL) st = key_map(out, arena, j_rows, sub, err);
   return st;
 }
 
@@ -221,4 +254,127 @@ lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *aren
   lfa_table_free(&disk);
   if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64 " read back", version), lfa_error_at_version(err, version);
   return st;
+}
+
+/* ---- one scenario's verdict --------------------------------------------------------------- */
+
+const char *lfa_conformance_verdict_name(lfa_conformance_verdict v) {
+  static const char *const NAMES[] = {"pass",    "refused-as-expected", "fail",    "crash",
+                                      "timeout", "skipped",             "invalid", "not-run"};
+  return (size_t)v < sizeof NAMES / sizeof NAMES[0] ? NAMES[v] : "?";
+}
+
+/* The key map the adapter gave for `version`, fragment `id`, or NULL. */
+static const lfa_keys *key_map_of(const lfa_conformance_case *c, uint64_t version, uint64_t id) {
+  if (!c->has_observations) return NULL;
+  for (size_t i = c->observations.n_steps; i-- > 0;) {
+    const lfa_observed_step *o = &c->observations.steps[i];
+    if (!o->has_version || o->version != version) continue;
+    for (size_t k = 0; k < o->n_fragments; k++)
+      if (o->fragments[k].id == id) return &o->fragments[k].keys;
+  }
+  return NULL;
+}
+
+bool lfa_conformance_finding_keys(uint64_t keys[LFA_FINDING_ROWS_MAX], const lfa_conformance_case *c,
+                                  const lfa_finding *f) {
+  const lfa_keys *map = f->has_fragment && f->n_rows > 0 ? key_map_of(c, f->version, f->fragment_id) : NULL;
+  for (size_t i = 0; map != NULL && i < f->n_rows; i++) {
+    if (f->rows[i] >= map->count) return false; /* the map does not cover the row: offsets it is */
+    keys[i] = map->keys[f->rows[i]];
+  }
+  return map != NULL;
+}
+
+void lfa_conformance_finding_text(char *out, size_t cap, const lfa_conformance_case *c, const lfa_finding *f) {
+  uint64_t keys[LFA_FINDING_ROWS_MAX];
+  bool by_key = lfa_conformance_finding_keys(keys, c, f);
+  char rows[LFA_FINDING_ROWS_MAX * 24 + 64] = "";
+  size_t n = 0;
+  for (size_t i = 0; i < f->n_rows; i++)
+    n += (size_t)snprintf(rows + n, sizeof rows - n, "%s%" PRIu64, i ? ", " : "", by_key ? keys[i] : f->rows[i]);
+  snprintf(out, cap, "version %" PRIu64 "%s%s: %s: %s%s%s%s%s", f->version, f->file ? ", " : "", f->file ? f->file : "",
+           f->rule, f->message, f->n_rows == 0 ? "" : by_key ? "; rows with keys {" : "; rows at offsets {", rows,
+           f->n_rows == 0 ? "" : "}", f->n_rows > 0 && !by_key ? " (the adapter gave no key map for them)" : "");
+}
+
+/* Step by step, with the rule `lfa run` uses; the failing step is kept
+ * with what the scenario expected and what the adapter reported. */
+static void judge_steps(lfa_conformance_case *c) {
+  lfa_scenario_report rep;
+  lfa_error err = {0};
+  const lfa_scenario *s = &c->scenario;
+  if (lfa_conformance_judge(&rep, s, &c->observations, &err) != LFA_OK) {
+    c->verdict = LFA_VERDICT_FAIL;
+    snprintf(c->message, sizeof c->message, "%s", err.msg);
+    return;
+  }
+  bool refused = false;
+  for (size_t i = 0; i < rep.n_results; i++) {
+    refused |= rep.results[i].outcome != LFA_SCENARIO_OK;
+    c->steps += rep.results[i].passed;
+    c->checks += rep.results[i].passed && rep.results[i].checked;
+  }
+  if (rep.passed) {
+    c->verdict = refused ? LFA_VERDICT_REFUSED_AS_EXPECTED : LFA_VERDICT_PASS;
+  } else {
+    size_t f = rep.n_results - 1;
+    c->verdict = LFA_VERDICT_FAIL;
+    c->has_failing_step = true, c->failing_step = f;
+    c->expected = &s->steps[f];
+    c->observed = f < c->observations.n_steps ? &c->observations.steps[f] : NULL;
+    lfa_scenario_step_label(c->failing_label, sizeof c->failing_label, s, f);
+    snprintf(c->message, sizeof c->message, "%s: %s", c->failing_label, rep.results[f].failure);
+  }
+  lfa_scenario_report_free(&rep);
+}
+
+/* Every error finding of the verifier fails the case; all are kept, also
+ * for a case a step already failed, as evidence beside that step. */
+static void verify_case(lfa_conformance_case *c, const char *dataset) {
+  const lfa_observations *obs = &c->observations;
+  bool committed = obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
+  bool failed = c->verdict == LFA_VERDICT_FAIL; /* at a step: that message stays */
+  if (!lfa_fs_is_dir(dataset)) {
+    if (committed && !failed) c->verdict = LFA_VERDICT_FAIL;
+    if (committed && !failed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
+    return;
+  }
+  lfa_verify_result res;
+  lfa_error err = {0};
+  lfa_status st = lfa_verify_dataset(&res, dataset, NULL, &err);
+  if (st == LFA_OK) {
+    c->versions = failed ? 0 : res.versions_checked; /* verified as the run's figure only when it passed */
+    c->findings = res.findings, memset(&res.findings, 0, sizeof res.findings); /* the case owns them now */
+  }
+  lfa_verify_result_free(&res);
+  if (failed) return;
+  if (st != LFA_OK) {
+    c->verdict = LFA_VERDICT_FAIL;
+    snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
+    return;
+  }
+  size_t errors = lfa_findings_count(&c->findings, LFA_SEVERITY_ERROR);
+  const lfa_finding *first = NULL;
+  for (size_t i = 0; i < c->findings.count && first == NULL; i++)
+    if (c->findings.items[i].severity == LFA_SEVERITY_ERROR) first = &c->findings.items[i];
+  if (first == NULL) return;
+  char text[LFA_CONFORMANCE_MESSAGE_MAX];
+  lfa_conformance_finding_text(text, sizeof text, c, first);
+  c->verdict = LFA_VERDICT_FAIL;
+  snprintf(c->message, sizeof c->message, "verify: %zu error finding%s; first: %.1900s", errors,
+           errors == 1 ? "" : "s", text);
+}
+
+void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset) {
+  judge_steps(c);
+  verify_case(c, dataset);
+}
+
+void lfa_conformance_case_free(lfa_conformance_case *c) {
+  free(c->name);
+  if (c->has_scenario) lfa_scenario_free(&c->scenario);
+  if (c->has_observations) lfa_observations_free(&c->observations);
+  lfa_findings_free(&c->findings);
+  memset(c, 0, sizeof *c);
 }

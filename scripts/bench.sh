@@ -30,7 +30,8 @@ trap 'rm -f "$tmp" "$tmp.alt"' EXIT
 
 echo "== building $build (release)" >&2
 cmake -S . -B "$build" -DLFA_VARIANT=release >/dev/null || exit 2
-nice cmake --build "$build" -j2 --target lfa remap design_compare root_growth op_costs materialize decode verify_scaling hostile_sizes >/dev/null ||
+nice cmake --build "$build" -j2 --target lfa remap design_compare root_growth op_costs materialize decode verify_scaling hostile_sizes history \
+  >/dev/null ||
   exit 2
 
 failed=0
@@ -56,6 +57,17 @@ run hostile_sizes  # 10^5 descriptors, 8 x 2^27 row ids, 10^3 versions sharing a
 for fragments in 250 500 1000 2000; do
   run verify_scaling --fragments "$fragments" --commits 50 --json --check
 done
+
+# The verifier on 1,000 versions Lance 12 wrote (cached in bench/work/h1000,
+# written once: about 2 minutes): verify_newest_commit, verify_vs_decode,
+# verify_vs_lance, dump_memory_flat (bench/history_targets.py).
+t0=$SECONDS
+echo "== history_targets (bench/history_targets.py)" >&2
+if ! nice python3 bench/history_targets.py --lfa "$build/lfa" --history "$build/bench/history" >>"$tmp"; then
+  echo "!! history_targets: a step broke (see above)" >&2
+  failed=1
+fi
+printf '{"bench": "meta_time", "program": "history_targets", "args": "", "wall_seconds": %s}\n' $((SECONDS - t0)) >>"$tmp"
 
 # The alternative on real Lance 12, measured side by side (one Lance job at a time).
 alt_skip=""

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/peers.sh  # the pinned Lances the test suite checks lfa against (interop/)
+bash scripts/stale_build.sh build  # a build/ copied from another checkout: say so, configure afresh
 cmake -S . -B build -DLFA_VARIANT=release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 rm -rf build/sample build/conformance

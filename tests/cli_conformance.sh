@@ -86,6 +86,7 @@ outs() { # stdout of the last `exits` holds this text
   grep -qF -- "$1" "$tmp/cmd.out" || { echo "stdout does not say: $1"; cat "$tmp/cmd.out"; return 1; }
 }
 export LFA=$lfa
+export TMPDIR=$tmp # the folders kept of failing scenarios stay inside the test's scratch
 
 # ---- the command ------------------------------------------------------------------
 check "lfa --help lists conformance" bash -c "'$lfa' --help | grep -q 'conformance \[--adapter CMD\]'"
@@ -150,6 +151,9 @@ check "a listed case that passes is stale" bash -c "$(declare -f exits outs conf
   outs 'FAIL  plain: stale: listed as an expected failure, but it passes' && outs '2 expected failures, 1 stale'"
 check "a listed name not in the suite is stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
   exits 1 conf --adapter '$broken' --expected-failures '$tmp/xfail_unknown' && outs 'no_such_case: STALE'"
+check "an unknown listed name is stale under --filter too" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$broken' --expected-failures '$tmp/xfail_unknown' --filter 'inv*' --filter refusal &&
+  outs 'no_such_case: STALE' && outs '2 expected failures, 1 stale'"
 check "a listed name the filter leaves out is not stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
   exits 0 conf --adapter '$broken' --expected-failures '$tmp/xfail_stale' --filter 'inv*' --filter refusal"
 check "the reference writer makes the list stale" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
@@ -170,7 +174,9 @@ verdict() { # adapter script, expected stdout text, extra options...
     exits ${EXIT:-1} conf --filter plain --adapter '${EXEC:-} $tmp/$a' $* && outs '$want'"
 }
 verdict crash.sh 'FAIL  plain: crash: the adapter exited with status 3; its last line: writer: boom'
-EXEC=exec verdict segv.sh 'FAIL  plain: crash: the adapter was killed by signal 11'
+EXEC=exec verdict segv.sh 'FAIL  plain: crash: the adapter was killed by SIGSEGV; its last line: (it printed nothing)'
+# without exec, /bin/sh reports the signal as status 139: still named
+verdict segv.sh 'FAIL  plain: crash: the adapter was killed by SIGSEGV (exit status 139 from /bin/sh'
 verdict slow.sh 'FAIL  plain: timeout: the adapter ran past 1 s and was killed' --timeout 1
 EXIT=0 verdict skip.sh 'SKIP  plain: no nested fields here'
 verdict garbage.sh 'FAIL  plain: fail: unusable observations'
@@ -181,6 +187,69 @@ check "a timeout kills the adapter's whole process group" bash -c "
   mk forks.sh 'sleep 3131 & sleep 3131'
   (cd '$tmp' && '$lfa' conformance --suite '$suite' --filter plain --adapter '$tmp/forks.sh' --timeout 1 >/dev/null)
   ! pgrep -f '^sleep 3131$' >/dev/null"
+
+# ---- invalid scenarios: unusable input, not a writer failure --------------------------------
+bad=$tmp/badsuite
+mkdir -p "$bad/scenarios"
+cp "$suite/scenarios/plain.json" "$bad/scenarios/"
+sed 's/"rows": \[3\]/"rowz": [3]/' "$suite/scenarios/plain.json" >"$bad/scenarios/typo.json"
+sed 's/"name": "plain"/"name": "typo"/' "$bad/scenarios/typo.json" >"$tmp/t" && mv "$tmp/t" "$bad/scenarios/typo.json"
+cp "$suite/scenarios/plain.json" "$bad/scenarios/renamed.json"
+check "a typo and a name/file mismatch are invalid, exit 2; the good one still runs" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$bad' >'$tmp/inv.out' 2>'$tmp/inv.err'); test \$? -eq 2 &&
+  grep -qF 'INVALID renamed: not a valid scenario: it is named \"plain\", but its file is renamed.json' '$tmp/inv.out' &&
+  grep -qF 'INVALID typo: not a valid scenario: ' '$tmp/inv.out' && grep -qF 'unknown key \"rowz\"' '$tmp/inv.out' &&
+  grep -qF '3 scenarios against lfa adapter (the reference writer): 1 passed (0 refused as expected), 0 failed, 0 skipped, 0 crashed, 0 timed out, 0 expected failures, 0 stale, 2 invalid, 0 not run' '$tmp/inv.out' &&
+  grep -qx '\[3/3\] invalid typo [0-9.]* s' '$tmp/inv.err'"
+
+# ---- progress, evidence kept, stopping early -----------------------------------------------
+mk fail_all.sh 'echo "writer: gave up on $(basename "$1")"; exit 5'
+check "progress: one line per scenario on stderr, stdout only the report" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --adapter '$broken' >'$tmp/p.out' 2>'$tmp/p.err'); test \$? -eq 1 &&
+  sed 's/ [0-9.]* s\$/ T/' '$tmp/p.err' | tr '\n' '|' | grep -qx '\[1/3\] fail inv_rows T|\[2/3\] pass plain T|\[3/3\] fail refusal T|' &&
+  ! grep -q '^\[' '$tmp/p.out'"
+check "failing folders kept (paths printed), passing ones removed" bash -c "
+  kept=\$(sed -n 's/^  \(.*lfa-conformance-.*\)\$/\1/p' '$tmp/p.out') &&
+  test \$(echo \"\$kept\" | wc -l) -eq 2 && grep -q 'kept the folders of 2 scenarios that did not pass' '$tmp/p.out' &&
+  for k in \$kept; do test -f \$k/observations.json && test -d \$k/dataset && test -f \$k.log || exit 1; done &&
+  root=\$(dirname \$(echo \"\$kept\" | head -1)) && test ! -e \$root/plain && test ! -e \$root/plain.log"
+check "a clean run leaves no work directory behind" bash -c "
+  mkdir '$tmp/clean' && (cd '$tmp' && TMPDIR='$tmp/clean' '$lfa' conformance --suite '$suite' >/dev/null 2>&1) &&
+  test -z \"\$(ls -A '$tmp/clean')\""
+check "--max-failures 1 stops after the first failure; the rest are not run" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$tmp/fail_all.sh' --max-failures 1 &&
+  outs 'NOT RUN 2 scenarios: not run: --max-failures 1 was reached' && outs '1 crashed, 0 timed out, 0 expected failures, 0 stale, 0 invalid, 2 not run' &&
+  test \$(grep -c '^\[' '$tmp/cmd.err') -eq 1"
+check "crash messages quote the adapter's last line" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --adapter '$tmp/fail_all.sh' --filter plain && outs 'crash: the adapter exited with status 5; its last line: writer: gave up on plain.json'"
+mk slow_talk.sh 'echo "writer: waiting for a lock on $(basename "$1")"; sleep 30'
+check "--deadline: the running one is stopped with its last line, the rest not run" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  start=\$(date +%s); exits 1 conf --adapter '$tmp/slow_talk.sh' --deadline 1; test \$((\$(date +%s) - start)) -lt 10 &&
+  outs 'FAIL  inv_rows: timeout: the adapter ran past 1 s (what the suite deadline left) and was killed; its last line: writer: waiting for a lock on inv_rows.json' &&
+  outs 'NOT RUN 2 scenarios: not run: the suite deadline (--deadline 1 s) had passed' && outs '1 timed out, 0 expected failures, 0 stale, 0 invalid, 2 not run'"
+
+# ---- --json ------------------------------------------------------------------------------
+check "--json: one object per scenario with verdict, failing step, expected, observed, findings" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --adapter '$broken' --json >'$tmp/c.json' 2>/dev/null); test \$? -eq 1 &&
+  python3 -c '
+import json
+d = json.load(open(\"$tmp/c.json\"))
+s = {c[\"name\"]: c for c in d[\"scenarios\"]}
+assert sorted(s) == [\"inv_rows\", \"plain\", \"refusal\"], s
+assert d[\"summary\"][\"failed\"] == 2 and d[\"summary\"][\"passed\"] == 1 and d[\"summary\"][\"scenarios\"] == 3, d[\"summary\"]
+i = s[\"inv_rows\"]
+assert i[\"verdict\"] == \"fail\" and i[\"message\"].startswith(\"step 1 (update, line 14): check of version 2\"), i
+f = i[\"failing_step\"]
+assert f[\"step\"] == 1 and f[\"line\"] == 14 and f[\"label\"] == \"step 1 (update, line 14)\", f
+assert f[\"expected\"] == {\"outcome\": \"ok\", \"rule\": None, \"check\": {\"live\": [1, 2, 3], \"tracked\": None, \"assigned\": {\"emb\": [1, 3]}}}, f
+assert f[\"observed\"][\"state\"] == {\"live\": [1, 2, 3], \"tracked\": [\"emb\"], \"assigned\": {\"emb\": [1, 2, 3]}}, f
+assert f[\"observed\"][\"outcome\"] == \"ok\" and f[\"observed\"][\"version\"] == 2, f
+assert i[\"work_dir\"].endswith(\"/inv_rows\") and s[\"plain\"][\"work_dir\"] is None, i
+r = s[\"refusal\"][\"failing_step\"]
+assert r[\"expected\"][\"outcome\"] == \"refused\" and r[\"expected\"][\"rule\"] == \"FA-SEM-5\" and r[\"observed\"][\"outcome\"] == \"ok\", r
+assert s[\"plain\"] [\"verdict\"] == \"pass\" and s[\"plain\"][\"message\"] is None and s[\"plain\"][\"failing_step\"] is None
+'"
+check "--tap and --json together are refused" exits 2 "$lfa" conformance --suite "$suite" --tap --json
 
 # ---- reports ---------------------------------------------------------------------------
 check "TAP: plan, ok, not ok with a YAML block, TODO" bash -c "
@@ -198,6 +267,15 @@ cases = {c.get(\"name\"): c for c in s.findall(\"testcase\")}
 assert sorted(cases) == [\"inv_rows\", \"plain\", \"refusal\"], cases
 assert s.get(\"tests\") == \"3\" and s.get(\"failures\") == \"0\" and s.get(\"skipped\") == \"2\", s.attrib
 assert cases[\"inv_rows\"].find(\"skipped\") is not None and len(list(cases[\"plain\"])) == 0
+'"
+check "JUnit: a failure's message is its one-line reason" bash -c "
+  (cd '$tmp' && '$lfa' conformance --suite '$suite' --adapter '$broken' --junit '$tmp/j2.xml') >/dev/null 2>&1
+  python3 -c '
+import xml.etree.ElementTree as E
+s = E.parse(\"$tmp/j2.xml\").getroot().find(\"testsuite\")
+f = {c.get(\"name\"): c.find(\"failure\") for c in s.findall(\"testcase\")}
+assert f[\"plain\"] is None, f
+assert f[\"refusal\"].get(\"message\") == \"step 1 (update, line 14): expected refused under FA-SEM-5, but it committed version 2\", f[\"refusal\"].attrib
 '"
 check "work directory kept with --work" bash -c "(cd '$tmp' && '$lfa' conformance --suite '$suite' --work '$tmp/w' >/dev/null) &&
   test -f '$tmp/w/plain/observations.json' && test -d '$tmp/w/plain/dataset/_versions' && test -f '$tmp/w/plain.log'"

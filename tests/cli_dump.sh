@@ -134,4 +134,14 @@ e = {v[\"version\"]: v for v in json.load(sys.stdin)[\"versions\"]}[3][\"error\"
 assert (e[\"version\"], e[\"field_id\"], e[\"fragment_id\"], e[\"file\"]) == (3, None, None, \"_versions/3.manifest\"), e
 '"
 
+# A column rewrite (REWRITE_COLUMNS, 02§8.4) leaves the tombstone -2 in the
+# older data file's fields; the dump says what it is, once per version, and
+# only where one appears (version 1 of that scenario has none).
+"$lfa" run conformance/scenarios/update_rewrite_columns_and_invalidate.json "$tmp/rc" >/dev/null
+check "dump explains the tombstone -2 where a version has one" bash -c "
+  '$lfa' dump '$tmp/rc' --version 2 >'$tmp/d2' && grep -q 'fields \[0,-2,2\]' '$tmp/d2' &&
+  test \$(grep -c '(-2 in fields: a tombstone' '$tmp/d2') -eq 1 &&
+  '$lfa' dump '$tmp/rc' --version 1 >'$tmp/d1' && ! grep -q -- '-2' '$tmp/d1'"
+check "dump --help explains -2" bash -c "'$lfa' dump --help | grep -q 'where -2 is a tombstone'"
+
 finish

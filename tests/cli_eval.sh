@@ -52,6 +52,9 @@ check "eval --help teaches the grammar" bash -c "'$lfa' eval --help | grep -q 'd
 check "eval --help names the system columns" bash -c "'$lfa' eval --help | grep -q _rowaddr"
 "$lfa" sample "$tmp/s" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
 check "eval without --field is bad usage" bash -c "'$lfa' eval '$tmp/s' >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "...in a short message: the reason and the usage lines, not the whole help" bash -c "
+  '$lfa' eval '$tmp/s' 2>'$tmp/usage.err'; head -1 '$tmp/usage.err' | grep -qx 'lfa eval: missing --field NAME (is_assigned takes exactly one field)' &&
+  tail -1 '$tmp/usage.err' | grep -qx '(see lfa eval --help)' && test \$(wc -l <'$tmp/usage.err') -eq 5"
 check "eval without a dataset is bad usage" bash -c "'$lfa' eval --field embedding >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "FA-EXPR-4 item 1: --field twice is bad usage" \
   bash -c "'$lfa' eval '$tmp/s' --field embedding --field id 2>&1 >/dev/null | grep -q 'exactly one field'"

@@ -21,7 +21,7 @@ check "an unknown option is refused" exits 2 "$lfa" explore --deep 2
 check "a positional argument is refused" exits 2 "$lfa" explore somewhere
 
 check "the planted oracle bug is caught" exits 1 "$lfa" explore --depth 1 --mode address --plant-oracle-bug --json \
-  --scenario "$tmp/ce.json"
+  --scenario "$tmp/explore_counterexample.json"
 check "...and reported as one disagreement" says '"disagreements": 1'
 check "...shrunk to the create and one delete" python3 -c "
 import json, sys
@@ -29,7 +29,7 @@ r = json.load(open('$tmp/cmd.out'))['disagreement']
 h = r['history']
 assert len(h) == 2 and h[0].startswith('create') and h[1].startswith('delete'), h
 assert 'live rows' in r['difference'], r"
-check "...written as a scenario lfa run parses and fails at the delete" exits 1 "$lfa" run "$tmp/ce.json" "$tmp/ce_out"
+check "...written as a scenario lfa run parses and fails at the delete" exits 1 "$lfa" run "$tmp/explore_counterexample.json" "$tmp/ce_out"
 check "...naming that step" says "step 1 (delete"
 check "a clean exploration exits 0" exits 0 "$lfa" explore --depth 1 --mode stable --json
 check "...with the report's parts" python3 -c "

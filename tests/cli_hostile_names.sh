@@ -119,12 +119,14 @@ cp conformance/scenarios/add_columns_tracked.json "$suite/scenarios/"$'evil"\n\x
 check "conformance on a hostile suite, reference writer" run_to conformance --suite "$suite" --work "$work/a" \
   --junit "$tmp/h.xml"
 check "...its text is clean and names the scenario escaped" valid text "$tmp/out.1" \
-  "assert 'FAIL  evil\"\\\\n\\\\x01\\\\xfe\\\\xff: ' in t, t"
+  "assert 'INVALID evil\"\\\\n\\\\x01\\\\xfe\\\\xff: ' in t, t"
+check "...its progress lines on stderr are clean too" valid text "$tmp/err.1" \
+  "assert '] invalid evil\"\\\\n\\\\x01\\\\xfe\\\\xff 0.' in t, t"
 check "...its --junit is valid XML: the scenario's name and the message naming its file" valid xml "$tmp/h.xml" \
   "cases = {c.get('name'): c for c in doc.iter('testcase')}" \
   "assert sorted(cases) == sorted(['add_columns_tracked', xa(b'evil\"\n\x01\xfe\xff')]), sorted(cases)" \
   "assert cases['add_columns_tracked'].find('failure') is None, ET.tostring(cases['add_columns_tracked'])" \
-  "f = cases[xa(b'evil\"\n\x01\xfe\xff')].find('failure'); assert 'its file is evil\"\n' in f.text, f.text"
+  "f = cases[xa(b'evil\"\n\x01\xfe\xff')].find('error'); assert 'its file is evil\"\n' in f.text, f.text"
 check "...its --tap is clean" bash -c "'$lfa' conformance --suite \"\$0\" --work \"\$1/b\" --tap >'$tmp/tap2'; true" "$suite" "$work"
 check "...TAP text" valid text "$tmp/tap2" "assert 'not ok 2 - evil\"\\\\n\\\\x01\\\\xfe\\\\xff' in t, t"
 

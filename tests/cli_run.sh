@@ -17,8 +17,9 @@ out() { mktemp -u "$tmp/o.XXXXXX"; } # a fresh output directory, not created
 # edit SRC DST PYTHON: DST is SRC with `d` (the parsed document) changed
 edit() {
   python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
+import json, os, sys
 d = json.load(open(sys.argv[1]))
+d["name"] = os.path.basename(sys.argv[2])[:-len(".json")]  # named after its file, as every scenario is
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
@@ -189,5 +190,19 @@ edit "$base" "$tmp/no_setup.json" 'del d["setup"]'
 refused_input "no setup" "$tmp/no_setup.json" 'the scenario needs "setup"'
 edit "$base" "$tmp/no_reqs.json" 'd["requirements"] = []'
 refused_input "no requirement ids" "$tmp/no_reqs.json" 'requirements must name at least one requirement id'
+edit "$base" "$tmp/renamed.json" 'd["name"] = "delete_changes_no_state"'
+refused_input "a name that is not its file's" "$tmp/renamed.json" \
+  'the scenario is named "delete_changes_no_state", but its file is renamed.json'
+
+# --json: unusable input is a document on stdout too, with the verdict "invalid"
+check "run --json of an invalid scenario prints its error as JSON" bash -c "
+  '$lfa' run --json '$tmp/rowz.json' '$tmp/never' >'$tmp/inv.json' 2>/dev/null; test \$? -eq 2 &&
+  python3 -c '
+import json
+d = json.load(open(\"$tmp/inv.json\"))
+assert sorted(d) == [\"error\", \"scenario\", \"verdict\"] and d[\"verdict\"] == \"invalid\", d
+assert d[\"scenario\"].endswith(\"rowz.json\") and \"unknown key \\\"rowz\\\"\" in d[\"error\"][\"message\"], d
+assert d[\"error\"][\"status\"] == \"format\", d
+' && test ! -e '$tmp/never'"
 
 finish

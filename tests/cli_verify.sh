@@ -64,6 +64,29 @@ assert d["summary"]["errors"] == 0 and all(f["rule"] == "FA-VERIFY-5" and f["sev
 check "--from 3 --to 4 checks two versions" vj "$up" '
 assert d["versions_checked"] == 2 and {f["version"] for f in d["findings"]} == {3, 4}
 ' --from 3 --to 4
+check "a range says it left the orphan check out (FA-VERIFY-5, info)" vj "$up" '
+assert [f["version"] for f in d["findings"] if "FA-CLEAN-10" in f["message"]] == [9], d["findings"]
+' --from 8
+
+# --since-last: a CI job checks what is new (FA-VERIFY-7); expected states by hand
+cp -r "$up" "$tmp/inc"
+check "--since-last and --from contradict" exits 2 "$lfa" verify "$tmp/inc" --since-last "$tmp/st" --from 3
+check "--since-last is in --help" bash -c "'$lfa' verify --help | grep -q -- '--since-last STATEFILE'"
+check "a first run checks up to --to and records 7" bash -c "'$lfa' verify '$tmp/inc' --to 7 --since-last '$tmp/st' &&
+  sed -n 1,2p '$tmp/st' | tr '\\n' ' ' | grep -qx 'lfa-verify-state 1 version 7 '"
+check "the next run checks 8 and 9 only" vj "$tmp/inc" '
+assert d["versions_checked"] == 2 and d["summary"]["errors"] == 0, d
+' --since-last "$tmp/st"
+check "...and records 9" grep -qx 'version 9' "$tmp/st"
+check "nothing new: exit 0, nothing checked" vj "$tmp/inc" 'assert d["versions_checked"] == 0 and d["findings"] == []' \
+  --since-last "$tmp/st"
+printf junk >>"$tmp/inc/_versions/9.manifest"
+check "a rewritten manifest under the state: exit 1" exits 1 "$lfa" verify "$tmp/inc" --since-last "$tmp/st"
+check "...named FA-VERIFY-7 at version 9" vj "$tmp/inc" 'assert has("FA-VERIFY-7", 9, file="_versions/9.manifest")' \
+  --since-last "$tmp/st"
+check "...and the state is kept" grep -qx 'version 9' "$tmp/st"
+printf 'lfa-verify-state 1\nversion x\n' >"$tmp/bad"
+check "a file that is no state: exit 2" exits 2 "$lfa" verify "$tmp/inc" --since-last "$tmp/bad"
 
 # faults: exit 1, every finding located
 cp -r "$tmp/s" "$tmp/b"

@@ -25,6 +25,16 @@
 #include "lfa/error.h"
 #include "lfa/scenario.h"
 #include "lfa/table.h"
+#include "lfa/verify.h"
+
+/* The adapter's map from its rows to the scenario's keys for one fragment
+ * of the version a step left: keys[o] is the key of the row at physical
+ * offset o (a deleted row keeps the key it had). Optional in the protocol;
+ * with it, verifier findings name rows by key. */
+typedef struct lfa_observed_fragment {
+  uint64_t id;
+  lfa_keys keys;
+} lfa_observed_fragment;
 
 /* What the adapter reports for one step (steps[i] is step i: the setup is
  * step 0). */
@@ -36,6 +46,8 @@ typedef struct lfa_observed_step {
   const char *message; /* the writer's own words, or NULL */
   bool has_observed;
   lfa_scenario_check observed; /* every part present: live, tracked, assigned */
+  size_t n_fragments;          /* the key map ("rows"), or 0 when not given */
+  lfa_observed_fragment *fragments;
 } lfa_observed_step;
 
 /* OWNERSHIP: everything lives in `arena`; lfa_observations_free. */
@@ -75,5 +87,72 @@ lfa_status lfa_conformance_judge(lfa_scenario_report *out, const lfa_scenario *s
  * `arena`. */
 lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const char *dir, uint64_t version,
                                         const lfa_table *model, lfa_error *err);
+
+/* ---- one scenario's verdict --------------------------------------------------------------
+ * What the runner knows about one scenario once it has run: the verdict,
+ * the one-line reason, the failing step with what was expected and what
+ * was observed there, every verifier finding, and the scenario's work
+ * directory. Every report (text, TAP, JUnit, JSON, HTML) renders this. */
+
+typedef enum lfa_conformance_verdict {
+  LFA_VERDICT_PASS,
+  LFA_VERDICT_REFUSED_AS_EXPECTED, /* a pass in which the writer turned down what it had to */
+  LFA_VERDICT_FAIL,
+  LFA_VERDICT_CRASH,
+  LFA_VERDICT_TIMEOUT,
+  LFA_VERDICT_SKIPPED,
+  LFA_VERDICT_INVALID, /* the scenario file itself is unusable: not the writer's fault */
+  LFA_VERDICT_NOT_RUN  /* never started: --max-failures or the suite deadline stopped the run */
+} lfa_conformance_verdict;
+
+/* "pass", "refused-as-expected", "fail", "crash", "timeout", "skipped",
+ * "invalid", "not-run". */
+const char *lfa_conformance_verdict_name(lfa_conformance_verdict v);
+
+enum { LFA_CONFORMANCE_MESSAGE_MAX = 2048, LFA_CONFORMANCE_PATH_MAX = 4096, LFA_CONFORMANCE_LABEL_MAX = 128 };
+
+/* OWNERSHIP: lfa_conformance_case_free releases name, scenario,
+ * observations and findings; `expected` and `observed` point into them. */
+typedef struct lfa_conformance_case {
+  char *name; /* the scenario file's name without ".json" */
+  lfa_conformance_verdict verdict;
+  bool listed; /* in the expected-failures list */
+  double seconds;
+  size_t steps, checks, versions;            /* steps judged, checks held, versions verified */
+  char message[LFA_CONFORMANCE_MESSAGE_MAX]; /* the one-line reason; "" on a pass */
+  /* The step that did not behave as expected (verdict fail, at a step). */
+  bool has_failing_step;
+  size_t failing_step; /* 0 is the setup */
+  char failing_label[LFA_CONFORMANCE_LABEL_MAX]; /* "step 3 (update, line 41)" */
+  const lfa_scenario_step *expected;             /* the scenario's step: expect, expect_rule, check */
+  const lfa_observed_step *observed;             /* the adapter's report of it, or NULL: none */
+  lfa_findings findings;                         /* every verifier finding, all severities */
+  char work_dir[LFA_CONFORMANCE_PATH_MAX];       /* OUT_DIR; "" when there is none */
+  bool kept;                                     /* work_dir is left on disk */
+  bool has_scenario;
+  lfa_scenario scenario;
+  bool has_observations;
+  lfa_observations observations;
+} lfa_conformance_case;
+
+/* Judges a case whose adapter finished normally: c->scenario and
+ * c->observations are loaded. Sets the verdict, the message and the
+ * failing step, then verifies the dataset at `dataset` and keeps every
+ * finding, also when a step failed (evidence beside it). When the steps
+ * behaved, an error finding fails the case; the message names how many
+ * and the first, rows by key. */
+void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset);
+
+/* One finding in a line: "version V, FILE: RULE: MESSAGE", then its rows
+ * named by the scenario's keys when the adapter gave its key map for that
+ * version ("rows with keys {2, 5}"), else by offset. */
+void lfa_conformance_finding_text(char *out, size_t cap, const lfa_conformance_case *c, const lfa_finding *f);
+
+/* The keys of finding f's rows, when the adapter's key map for its
+ * version and fragment names every one: keys[i] for f->rows[i]. */
+bool lfa_conformance_finding_keys(uint64_t keys[LFA_FINDING_ROWS_MAX], const lfa_conformance_case *c,
+                                  const lfa_finding *f);
+
+void lfa_conformance_case_free(lfa_conformance_case *c);
 
 #endif

@@ -244,12 +244,32 @@ static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const c
   return st;
 }
 
-static lfa_status load_deletions(lfa_snapshot *s, const char *dir, lfa_error *err) {
+/* The snapshot before, and which of its fragments have the bytes of ours
+ * (lfa_snapshot_open_after); both NULL when there is none. */
+typedef struct earlier {
+  const lfa_snapshot *from;
+  const size_t *same;
+} earlier;
+
+/* Fragment i's deletion set lent again from the earlier snapshot, when its
+ * bytes are an earlier fragment's and its file is under this dataset (a
+ * base's path could have changed with the manifest). */
+static bool lend_earlier(lfa_snapshot *s, const earlier *e, size_t i) {
+  const Lance__Table__DeletionFile *d = s->file.manifest->fragments[i]->deletion_file;
+  if (e->same == NULL || e->same[i] == SIZE_MAX || d->_base_id_case == LANCE__TABLE__DELETION_FILE___BASE_ID_BASE_ID)
+    return false;
+  roaring_bitmap_t *set = e->from->deleted[e->same[i]];
+  if (!lfa_object_lend_again(s->cache, set)) return false;
+  s->deleted[i] = set;
+  return true;
+}
+
+static lfa_status load_deletions(lfa_snapshot *s, const char *dir, const earlier *e, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   s->deleted = calloc(m->n_fragments ? m->n_fragments : 1, sizeof *s->deleted);
   if (s->deleted == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate deletion sets");
   for (size_t i = 0; i < m->n_fragments; i++) {
-    if (m->fragments[i]->deletion_file == NULL) continue;
+    if (m->fragments[i]->deletion_file == NULL || lend_earlier(s, e, i)) continue;
     lfa_status st = load_deletion(&s->deleted[i], s, dir, m->fragments[i], err);
     if (st != LFA_OK) return st;
   }
@@ -479,11 +499,12 @@ lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lf
 }
 
 /* Everything after the manifest file is decoded into out->file. */
-static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry, lfa_error *err) {
+static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry, const earlier *e,
+                            lfa_error *err) {
   lfa_status st = check_manifest_version(out, entry, err);
   if (st == LFA_OK) st = load_transaction(out, dir, err);
   if (st == LFA_OK) st = index_fragments(out, err);
-  if (st == LFA_OK) st = load_deletions(out, dir, err);
+  if (st == LFA_OK) st = load_deletions(out, dir, e, err);
   if (st == LFA_OK) st = load_row_ids(out, dir, err);
   if (st == LFA_OK) st = list_tracked(out, err);
   return st;
@@ -501,7 +522,7 @@ lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
                                 lfa_object_cache *cache, lfa_error *err) {
   open_begin(out, fs, entry, cache);
   lfa_status st = load_manifest(out, dir, entry, err);
-  if (st == LFA_OK) st = open_rest(out, dir, entry, err);
+  if (st == LFA_OK) st = open_rest(out, dir, entry, &(earlier){NULL, NULL}, err);
   if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }
@@ -509,10 +530,17 @@ lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
 lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
                                      lfa_object_cache *cache, lfa_error *err) {
+  return lfa_snapshot_open_after(out, fs, dir, entry, file, cache, NULL, NULL, err);
+}
+
+lfa_status lfa_snapshot_open_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                   lfa_manifest_file *file, lfa_object_cache *cache, const lfa_snapshot *from,
+                                   const size_t *same, lfa_error *err) {
   open_begin(out, fs, entry, cache);
   out->file = *file;
   memset(file, 0, sizeof *file);
-  lfa_status st = open_rest(out, dir, entry, err);
+  earlier e = {from, from != NULL && cache != NULL && from->cache == cache ? same : NULL};
+  lfa_status st = open_rest(out, dir, entry, &e, err);
   if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }

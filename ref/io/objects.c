@@ -182,6 +182,14 @@ static void keep(lfa_object_cache *c, const key *k, void *object, size_t encoded
   shrink(c);
 }
 
+bool lfa_object_lend_again(lfa_object_cache *c, void *object) {
+  lfa_cached_object *e = c != NULL && object != NULL ? lfa_hash_find(&c->by_object, object_hash(object), same_object, object) : NULL;
+  if (e == NULL || e->borrowers == 0) return false; /* not lent by this cache: the caller's own */
+  e->borrowers++;
+  c->stats.hits++;
+  return true;
+}
+
 void lfa_object_release(lfa_object_cache *c, lfa_object_kind kind, void *object) {
   if (object == NULL) return;
   lfa_cached_object *e = c != NULL ? lfa_hash_find(&c->by_object, object_hash(object), same_object, object) : NULL;

@@ -610,7 +610,7 @@ lfa_status lfa_apply_assignment(lfa_table *n, const lfa_table *p, const Txn *t, 
   lfa_status st = c.created && c.written ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   for (size_t i = 0; st == LFA_OK && i < n->n_fragments; i++)
     c.created[i] = p == NULL || is_op(&c, LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE) ||
-                   lfa_table_fragment(p, n->fragments[i].id) == SIZE_MAX;
+                   lfa_table_fragment_near(p, n->fragments[i].id, i) == SIZE_MAX;
   if (st == LFA_OK) st = plan_fields(&plans, &n_plans, &c, err);
   if (st == LFA_OK) st = check_transaction(&c, plans, n_plans, err);
   if (st == LFA_OK) st = compute_fields(&c, plans, n_plans, err);

@@ -235,6 +235,10 @@ size_t lfa_table_fragment(const lfa_table *t, uint64_t fragment_id) {
   return lfa_search(&fragment_id, t->fragments, t->n_fragments, sizeof *t->fragments, fragment_by_id);
 }
 
+size_t lfa_table_fragment_near(const lfa_table *t, uint64_t fragment_id, size_t hint) {
+  return hint < t->n_fragments && t->fragments[hint].id == fragment_id ? hint : lfa_table_fragment(t, fragment_id);
+}
+
 const lfa_field *lfa_table_field(const lfa_table *t, int32_t field_id) {
   for (size_t i = 0; i < t->n_fields; i++)
     if (t->fields[i].id == field_id) return &t->fields[i];

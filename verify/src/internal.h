@@ -22,6 +22,15 @@ typedef struct vf_version {
   /* While vf_check_version runs: the fields of the manifest it checks, by
    * id (NULL otherwise), so that per-descriptor lookups are O(log F). */
   const lfa_field_index *checking;
+  /* Unchanged fragments (10§5): the manifest file, kept while the version
+   * is held so that the next one compares its fragments by their bytes;
+   * where each fragment's bytes are (NULL when not found); and per
+   * fragment the index in the parent's manifest of one with equal bytes,
+   * or SIZE_MAX (NULL: no parent compared). */
+  lfa_buf bytes;
+  lfa_span *spans;
+  size_t *same;
+  bool clean; /* its manifest rules found nothing */
 } vf_version;
 
 /* What every check needs: where the dataset is and where findings go. */
@@ -36,8 +45,11 @@ typedef struct vf_ctx {
 
 /* static.c: the rules of one version. Findings go to c->findings; the
  * call fails only when memory runs out. *out is freed with
- * vf_version_free whatever happens. */
-lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err);
+ * vf_version_free whatever happens. `parent` (NULL: none) is version-1,
+ * held: a fragment with its parent's bytes is not checked again where the
+ * parent's checks cover it (10§5). */
+lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry,
+                            const vf_version *parent, lfa_error *err);
 /* The same, with findings thrown away: a version needed as a parent or a
  * restore source but outside the range the user asked about. */
 lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,
@@ -78,6 +90,14 @@ void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);
 /* orphans.c: [FA-CLEAN-10] objects no version references, past the grace
  * period, as warnings against `version`. Fails only when memory runs out. */
 lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err);
+
+/* state.c: [FA-VERIFY-7] the state's version still has its manifest
+ * bytes and the listing up to it its names (else error findings at that
+ * version). Fails only when memory runs out. */
+lfa_status vf_check_state(const vf_ctx *c, const lfa_verify_state *s, lfa_error *err);
+/* The state to resume after `version`; *has false when it is not listed or
+ * its manifest cannot be read. Fails only when memory runs out. */
+lfa_status vf_state_of(lfa_verify_state *out, bool *has, const vf_ctx *c, uint64_t version, lfa_error *err);
 
 /* "writer_version lance 2.0.0": older writers are named in findings [FA-FLAG-6]. */
 void vf_writer_of(char *out, size_t cap, const Lance__Table__Manifest *m);

@@ -141,7 +141,18 @@ static bool descriptor_rule(const char *rule) {
 /* Reads and decodes the manifest file. *m is the manifest to check (in
  * *mf, or in *raw when only the descriptor rules failed), NULL when it
  * cannot be read (reported). Fails only when memory runs out. */
-static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manifest **raw, const vf_version *v,
+/* Where v's fragments are in its bytes, for its successor; none when the
+ * walk disagrees with the decoder (then nothing is compared). */
+static lfa_status find_spans(vf_version *v, const lfa_manifest_file *mf, lfa_error *err) {
+  size_t n = mf->manifest->n_fragments;
+  v->spans = malloc((n ? n : 1) * sizeof *v->spans);
+  if (v->spans == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: out of memory", v->manifest_path);
+  if (lfa_manifest_fragment_spans(v->spans, n, v->bytes.data, v->bytes.len, mf->manifest_offset, NULL) != LFA_OK)
+    free(v->spans), v->spans = NULL;
+  return LFA_OK;
+}
+
+static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manifest **raw, vf_version *v,
                                 const vf_ctx *c, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
@@ -157,9 +168,28 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
     e.rule = "FA-TXN-7";
     lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
   }
-  lfa_buf_free(&bytes);
-  if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
+  if (e.status == LFA_ERR_NOMEM) return lfa_buf_free(&bytes), lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
   if (*m == NULL) report_limited(c, at(v), &e, "FA-LANCE-1", true); /* [FA-LANCE-1] not a manifest file */
+  if (*m == NULL || *m != mf->manifest) return lfa_buf_free(&bytes), LFA_OK;
+  v->bytes = bytes; /* kept for the next version's comparison */
+  return find_spans(v, mf, err);
+}
+
+/* [10§5] v->same: which fragments have the bytes of one of the parent's
+ * (same id; Lance keeps fragment order, so the same position is tried
+ * first). Only against a parent that loaded: its checks then passed. */
+static lfa_status compare_fragments(vf_version *v, const vf_version *p, const Manifest *m, lfa_error *err) {
+  if (p == NULL || !p->loadable || p->spans == NULL || v->spans == NULL) return LFA_OK;
+  const Manifest *pm = p->snap.file.manifest;
+  v->same = malloc((m->n_fragments ? m->n_fragments : 1) * sizeof *v->same);
+  if (v->same == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: out of memory", v->manifest_path);
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    uint64_t id = m->fragments[i]->id;
+    size_t k = i < pm->n_fragments && pm->fragments[i]->id == id ? i : lfa_snapshot_fragment(&p->snap, id);
+    const lfa_span *a = &v->spans[i], *b = k != SIZE_MAX ? &p->spans[k] : NULL;
+    bool equal = b != NULL && a->len == b->len && memcmp(v->bytes.data + a->offset, p->bytes.data + b->offset, a->len) == 0;
+    v->same[i] = equal ? k : SIZE_MAX;
+  }
   return LFA_OK;
 }
 
@@ -280,7 +310,10 @@ static void check_fragment_files(const vf_ctx *c, const vf_version *v, const Man
   }
 }
 
-static void check_data_files(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+/* `same` (NULL: every fragment): fragments with the bytes of a fragment of
+ * a parent whose manifest rules found nothing are skipped, their files
+ * being those that passed there (10§5). */
+static void check_data_files(const vf_ctx *c, const vf_version *v, const Manifest *m, const size_t *same) {
   size_t most = 1;
   for (size_t i = 0; i < m->n_fragments; i++) {
     size_t n = 0;
@@ -292,7 +325,8 @@ static void check_data_files(const vf_ctx *c, const vf_version *v, const Manifes
     vf_out_of_memory(c);
     return;
   }
-  for (size_t i = 0; i < m->n_fragments; i++) check_fragment_files(c, v, m, m->fragments[i], ids);
+  for (size_t i = 0; i < m->n_fragments; i++)
+    if (same == NULL || same[i] == SIZE_MAX) check_fragment_files(c, v, m, m->fragments[i], ids);
   free(ids);
 }
 
@@ -326,7 +360,41 @@ static int by_file_then_fragment(const void *a, const void *b) {
  * breaking: assignment reads which fields a file lists, not whose it is.
  * The index holds one entry per DataFile the decoder already allocated,
  * so its size is bounded by LFA_PROTO_ALLOC_MAX like theirs. */
-static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+static bool listed_in(const file_at *sorted, size_t n, const file_at *f) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int cmp = by_file(&sorted[mid], f);
+    if (cmp == 0) return true;
+    if (cmp < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/* The entries that can repeat a file: all of them, or with `same` (see
+ * check_data_files) those of the changed fragments, sorted, and then the
+ * unchanged entries naming one of their files. Unchanged fragments name
+ * distinct files (they did in the parent), so every repeat involves a
+ * changed one, and the repeats come out as from the whole list. */
+static size_t candidate_files(file_at *files, const Manifest *m, const size_t *same) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->n_fragments; i++) {
+    if (same != NULL && same[i] != SIZE_MAX) continue;
+    for (size_t k = 0; k < m->fragments[i]->n_files; k++) files[n++] = (file_at){m->fragments[i]->files[k], i};
+  }
+  qsort(files, n, sizeof *files, by_file_then_fragment);
+  size_t changed = n;
+  for (size_t i = 0; same != NULL && i < m->n_fragments; i++)
+    for (size_t k = 0; same[i] != SIZE_MAX && k < m->fragments[i]->n_files; k++) {
+      file_at f = {m->fragments[i]->files[k], i};
+      if (listed_in(files, changed, &f)) files[n++] = f;
+    }
+  if (n > changed) qsort(files, n, sizeof *files, by_file_then_fragment);
+  return n;
+}
+
+static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Manifest *m, const size_t *same) {
   size_t n = 0;
   for (size_t i = 0; i < m->n_fragments; i++) n += m->fragments[i]->n_files;
   file_at *files = malloc((n ? n : 1) * sizeof *files);
@@ -334,10 +402,7 @@ static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Ma
     vf_out_of_memory(c);
     return;
   }
-  n = 0;
-  for (size_t i = 0; i < m->n_fragments; i++)
-    for (size_t k = 0; k < m->fragments[i]->n_files; k++) files[n++] = (file_at){m->fragments[i]->files[k], i};
-  qsort(files, n, sizeof *files, by_file_then_fragment);
+  n = candidate_files(files, m, same);
   for (size_t i = 1, first = 0; i < n; i++) {
     if (by_file(&files[first], &files[i]) != 0) {
       first = i; /* a new file */
@@ -471,7 +536,7 @@ static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m)
 
 /* Every manifest rule. True when the model is broken: the snapshot is then
  * not opened and no transition uses the version. */
-static bool check_manifest(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+static bool check_manifest(const vf_ctx *c, vf_version *v, const Manifest *m, const size_t *same) {
   bool broken = false;
   if (m->version != v->version) { /* [FA-LANCE-18] */
     lfa_where w = at(v);
@@ -481,8 +546,10 @@ static bool check_manifest(const vf_ctx *c, const vf_version *v, const Manifest 
   }
   broken |= check_schema(c, v, m);
   broken |= check_fragments(c, v, m);
-  check_data_files(c, v, m);
-  check_data_file_paths(c, v, m);
+  size_t before = c->findings->count;
+  check_data_files(c, v, m, same);
+  check_data_file_paths(c, v, m, same);
+  v->clean = c->findings->count == before && !c->findings->lost; /* its fragments' files are sound */
   broken |= check_descriptors(c, v, m);
   check_flags(c, v, m);
   return broken;
@@ -632,9 +699,10 @@ static void check_live_row_ids(const vf_ctx *c, const vf_version *v) {
 /* The snapshot of `entry` from its manifest file `mf`, already decoded by
  * read_manifest (taken over), then every field and the model. */
 static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_version_entry *entry,
-                                 lfa_manifest_file *mf, lfa_error *err) {
+                                 lfa_manifest_file *mf, const vf_version *parent, lfa_error *err) {
   lfa_error e = {0};
-  if (lfa_snapshot_open_decoded(&v->snap, c->fs, c->dir, entry, mf, c->cache, &e) != LFA_OK) {
+  const lfa_snapshot *from = parent != NULL && parent->loadable ? &parent->snap : NULL;
+  if (lfa_snapshot_open_after(&v->snap, c->fs, c->dir, entry, mf, c->cache, from, v->same, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
         vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */
@@ -659,7 +727,8 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
   return st;
 }
 
-lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry, lfa_error *err) {
+lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_entry *entry,
+                            const vf_version *parent, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->version = entry->version;
   snprintf(out->manifest_path, sizeof out->manifest_path, "_versions/%s", entry->name);
@@ -667,6 +736,7 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   Manifest *raw = NULL;
   const Manifest *m = NULL;
   lfa_status st = read_manifest(&m, &mf, &raw, out, c, err);
+  if (st == LFA_OK && m != NULL) st = compare_fragments(out, parent, m, err);
   bool broken = raw != NULL; /* a reader rule on descriptors failed: readers reject the version */
   lfa_field_index fields = {0};
   if (st == LFA_OK && m != NULL) st = lfa_field_index_make(&fields, m, err);
@@ -674,9 +744,9 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   if (st == LFA_OK && m != NULL) {
     out->decoded = true;
     out->tracked = m->n_field_assignment_states > 0;
-    broken |= check_manifest(c, out, m);
+    broken |= check_manifest(c, out, m, parent != NULL && parent->clean ? out->same : NULL);
   }
-  if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, err);
+  if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, parent, err);
   out->checking = NULL;
   lfa_field_index_free(&fields);
   lfa_pb_free(raw);
@@ -689,7 +759,7 @@ lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, co
                            lfa_error *err) {
   lfa_findings ignored = {0};
   vf_ctx quiet = {dir, c->fs, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
-  lfa_status st = vf_check_version(out, &quiet, entry, err);
+  lfa_status st = vf_check_version(out, &quiet, entry, NULL, err);
   lfa_findings_free(&ignored);
   return st;
 }
@@ -699,5 +769,8 @@ void vf_version_free(vf_version *v) {
     lfa_table_free(&v->table);
     lfa_snapshot_free(&v->snap);
   }
+  lfa_buf_free(&v->bytes);
+  free(v->spans);
+  free(v->same);
   memset(v, 0, sizeof *v);
 }

@@ -185,10 +185,11 @@ static void compare_tables(const vf_ctx *c, const vf_version *p, const vf_versio
 
 /* FA-OP-2 from P and T on N's structure, compared with N. */
 static lfa_status check_apply(const vf_ctx *c, const vf_version *p, const vf_version *n, const Txn *t, lfa_error *err) {
-  lfa_table want;
-  lfa_status st = lfa_table_copy(&want, &n->table, err);
-  if (st != LFA_OK) return st;
-  lfa_table_drop_state(&want);
+  /* N's structure, shared, not copied: apply fills in only the tracked
+   * fields (lfa/apply.h), which are want's own and freed below */
+  lfa_table want = n->table;
+  want.tracked = NULL, want.n_tracked = 0;
+  lfa_status st = LFA_OK;
   lfa_error e = {0};
   if (lfa_apply_assignment(&want, p ? &p->table : NULL, t, &e) == LFA_OK) {
     char source[64];
@@ -209,7 +210,7 @@ static lfa_status check_apply(const vf_ctx *c, const vf_version *p, const vf_ver
     lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the transaction breaks %s: %s (%s)", e.rule, e.msg,
                      writer);
   }
-  lfa_table_free(&want);
+  lfa_table_drop_state(&want); /* the state apply made; the structure is N's */
   return st;
 }
 
@@ -220,7 +221,7 @@ static bool check_carried_fragments(const vf_ctx *c, const vf_version *p, const 
   bool ok = true;
   for (size_t i = 0; i < n->table.n_fragments; i++) {
     const lfa_fragment *f = &n->table.fragments[i];
-    size_t k = lfa_table_fragment(&p->table, f->id);
+    size_t k = lfa_table_fragment_near(&p->table, f->id, i);
     if (k == SIZE_MAX) continue;
     const lfa_fragment *old = &p->table.fragments[k];
     if (f->physical_rows == 0 || old->physical_rows == 0) continue; /* 0: unknown, written by old Lance */
@@ -280,10 +281,11 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
   lfa_error e = {0};
   char why[LFA_ERROR_MSG_MAX + 64];
   const lfa_version_entry *entry = NULL;
-  if (lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e) == LFA_OK) {
-    for (size_t i = 0; i < list.count; i++)
-      if (list.entries[i].version == version) entry = &list.entries[i];
-  }
+  bool here = c->versions != NULL && strcmp(dir, c->dir) == 0; /* this dataset: listed once per run */
+  if (!here) (void)lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e); /* a failure is in e */
+  const lfa_version_list *l = here ? c->versions : &list;
+  for (size_t i = 0; e.status == LFA_OK && i < l->count; i++)
+    if (l->entries[i].version == version) entry = &l->entries[i];
   vf_version source = {0};
   lfa_status st = LFA_OK;
   if (entry != NULL) st = vf_load_quietly(&source, c, dir, entry, err);
@@ -295,7 +297,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
     st = check_copy(c, n, &source, rule, err);
   }
   vf_version_free(&source);
-  if (e.status == LFA_OK) {
+  if (!here && e.status == LFA_OK) {
     lfa_version_list_free(&list);
     lfa_fs_names_free(&names);
   }

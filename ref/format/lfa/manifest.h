@@ -83,4 +83,16 @@ lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__M
                                              const Lance__Table__IndexSection *index_section,
                                              const Lance__Table__Transaction *transaction, lfa_error *err);
 
+/* Where each fragment's encoded bytes are in manifest file `data`: spans[i]
+ * is fragment i's (field 2 of the Manifest message at `manifest_offset`,
+ * the file's lfa_manifest_file.manifest_offset), for a manifest of exactly
+ * `n` fragments. Equal bytes decode to the same fragment, field for field,
+ * so a reader of consecutive versions tells an unchanged fragment by them
+ * (10§5). LFA_ERR_FORMAT when the walk does not find n fragments. */
+typedef struct lfa_span {
+  size_t offset, len;
+} lfa_span;
+lfa_status lfa_manifest_fragment_spans(lfa_span *spans, size_t n, const uint8_t *data, size_t len,
+                                       uint64_t manifest_offset, lfa_error *err);
+
 #endif

@@ -136,6 +136,19 @@ lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const 
                                      const lfa_version_entry *entry, lfa_manifest_file *file,
                                      lfa_object_cache *cache, lfa_error *err);
 
+/* lfa_snapshot_open_decoded of the version after `from` (an open snapshot
+ * of the same dataset, through the same cache), where same[i] is the index
+ * in from's manifest of a fragment whose encoded bytes equal those of
+ * fragment i (lfa_manifest_fragment_spans), or SIZE_MAX. Such a fragment's
+ * deletion set, in the dataset's own _deletions/, is from's, lent again by
+ * the cache without reading or checking it: its bytes name the same file,
+ * with the same rows, and its checks (FA-LANCE-4, FA-LANCE-16) passed in
+ * `from` (10§5). `from` need be open only during the call: the cache
+ * keeps the set for both snapshots. */
+lfa_status lfa_snapshot_open_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                   lfa_manifest_file *file, lfa_object_cache *cache, const lfa_snapshot *from,
+                                   const size_t *same, lfa_error *err);
+
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the
  * snapshot was opened on. */

@@ -121,4 +121,11 @@ bool lfa_object_cached(const lfa_object_cache *cache, lfa_object_kind kind, cons
  * it keeps it while its budget allows; an object no cache holds is freed. */
 void lfa_object_release(lfa_object_cache *cache, lfa_object_kind kind, void *object);
 
+/* Lends `object`, which `cache` has lent to a load not yet released, once
+ * more (released once more): a reader that knows it needs the same object
+ * again (an unchanged fragment's deletion set, 10§5) takes it without a
+ * lookup or a look at the disk. False, and nothing lent, when the cache
+ * holds no such object in use. */
+bool lfa_object_lend_again(lfa_object_cache *cache, void *object);
+
 #endif

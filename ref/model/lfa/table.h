@@ -125,6 +125,10 @@ bool lfa_fragment_from_pb(lfa_fragment *out, const Lance__Table__DataFragment *f
 
 /* Lookups; SIZE_MAX / NULL when absent. */
 size_t lfa_table_fragment(const lfa_table *table, uint64_t fragment_id);
+/* The same, trying index `hint` first: a fragment kept by a commit is most
+ * often at the same position in the version before (Lance keeps fragment
+ * order), so a walk over N's fragments looks each up in P in O(1). */
+size_t lfa_table_fragment_near(const lfa_table *t, uint64_t fragment_id, size_t hint);
 const lfa_field *lfa_table_field(const lfa_table *table, int32_t field_id);
 lfa_field_state *lfa_table_tracked(const lfa_table *table, int32_t field_id);
 bool lfa_fragment_stores(const lfa_fragment *fragment, int32_t field_id);

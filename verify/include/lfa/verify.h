@@ -16,6 +16,8 @@
  *   report.c      text, JSON and JUnit renderings
  *   verify.c      the walk over `_versions/`, loading objects through one
  *                 object cache per run (lfa/objects.h; none with `full`)
+ *   state.c       what a run resumed from an earlier one checks and keeps
+ *                 (lfa_verify_state, 10§5)
  */
 #ifndef LFA_VERIFY_H
 #define LFA_VERIFY_H
@@ -90,6 +92,30 @@ void lfa_findings_free(lfa_findings *list);
 /* "error", "warning", "info". */
 const char *lfa_severity_name(lfa_severity severity);
 
+/* What an incremental run keeps of the last one [FA-VERIFY-7] (10§5): the
+ * newest version it verified and two digests (64-bit FNV-1a, lfa/hash.h: a
+ * check against accident and tools, not against an adversary, who could
+ * forge a file with the same digest):
+ *   manifest: the bytes of that version's manifest file;
+ *   listing:  the names of every `_versions/` entry up to that version, in
+ *             version order, each followed by a NUL byte.
+ * A later run checks only the versions after it, and first that both
+ * digests still hold: a manifest rewritten, or a version removed or added
+ * before it, is history changed under the state, an error finding. */
+typedef struct lfa_verify_state {
+  uint64_t version;
+  uint64_t manifest_digest;
+  uint64_t listing_digest;
+} lfa_verify_state;
+
+/* The state as text: "lfa-verify-state 1\n" then one "key value" line each
+ * for version, manifest_fnv1a64 and listing_fnv1a64 (16 hex digits). At
+ * most LFA_VERIFY_STATE_TEXT_MAX bytes with the NUL. */
+enum { LFA_VERIFY_STATE_TEXT_MAX = 128 };
+void lfa_verify_state_format(char out[LFA_VERIFY_STATE_TEXT_MAX], const lfa_verify_state *state);
+/* Parses that text (exactly that: anything else is LFA_ERR_FORMAT). */
+lfa_status lfa_verify_state_parse(lfa_verify_state *out, const char *text, size_t len, lfa_error *err);
+
 typedef struct lfa_verify_options {
   bool has_from; /* check versions from `from` (and the commit that made it) */
   uint64_t from;
@@ -103,6 +129,10 @@ typedef struct lfa_verify_options {
   const lfa_fs *fs; /* where the dataset is read (lfa/fs.h): NULL is the POSIX
                        file system; an lfa_memfs verifies a dataset in memory.
                        Every file is read through it, a clone's source too. */
+  const lfa_verify_state *since; /* resume after since->version (which replaces
+                                    `from`): its digests are checked first
+                                    [FA-VERIFY-7], and no version after it is
+                                    no error (nothing new) */
 } lfa_verify_options;
 
 typedef struct lfa_verify_result {
@@ -116,6 +146,15 @@ typedef struct lfa_verify_result {
    * when it loaded: a caller comparing state needs no second read. */
   bool last_loaded;
   lfa_table last;
+  /* The state to resume from next time: the last version checked (with
+   * `since` and nothing new, since's version), when its manifest could be
+   * read. Whether to keep it is the caller's choice: `lfa verify` keeps it
+   * only after a run without error findings. */
+  bool has_state;
+  lfa_verify_state state;
+  /* Whether the range left out versions, so the rules that need the whole
+   * history (orphan objects, FA-CLEAN-10) were not decided (10§5). */
+  bool ranged;
 } lfa_verify_result;
 
 /* Verifies the dataset at `dir`. Findings are not failures: the call

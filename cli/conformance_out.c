@@ -1,0 +1,303 @@
+/* conformance_out.c: the reports of `lfa conformance` (conformance.h):
+ * text, TAP version 13, JUnit XML and JSON, each rendering the suite's
+ * lfa_conformance_case results. The JSON shape is documented in README.md
+ * ("lfa conformance --json") and conformance/schema/report.schema.json,
+ * and only grows: keys are never renamed or removed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conformance.h"
+#include "json.h"
+#include "lfa/escape.h"
+
+static const char STALE[] = "listed as an expected failure, but it passes";
+
+/* The one-line reason of a case that did not simply pass. */
+static const char *reason(const lfa_conformance_case *c) { return conf_is_pass(c->verdict) ? STALE : c->message; }
+
+static void summary_counts(const suite_run *r, size_t *steps, size_t *checks, size_t *versions) {
+  *steps = *checks = *versions = 0;
+  for (size_t i = 0; i < r->n_cases; i++)
+    *steps += r->cases[i].steps, *checks += r->cases[i].checks, *versions += r->cases[i].versions;
+}
+
+/* The closing lines every text-like report ends with; `prefix` is "# "
+ * for TAP. */
+static void print_summary(const suite_run *r, const tally *t, const char *prefix) {
+  size_t steps, checks, versions;
+  summary_counts(r, &steps, &checks, &versions);
+  printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", prefix, steps,
+         checks, versions);
+  printf("%sconformance: %zu scenarios against ", prefix, r->n_cases), lfa_put_text(stdout, conf_adapter_name(r));
+  printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, %zu crashed, %zu timed out, "
+         "%zu expected failures, %zu stale, %zu invalid, %zu not run\n",
+         t->passed, t->refused, t->failed, t->skipped, t->crashed, t->timed_out, t->expected, t->stale, t->invalid,
+         t->not_run);
+  if (!r->temp_work) printf("%swork directory kept: ", prefix), lfa_put_text(stdout, r->work), putchar('\n');
+}
+
+/* The folders kept as evidence, one per line. */
+static void print_kept(const suite_run *r, const char *prefix) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_cases; i++) n += r->cases[i].kept;
+  if (n == 0 || !r->temp_work) return;
+  printf("%skept the folders of %zu scenario%s that did not pass (OUT_DIR and OUT_DIR.log):\n", prefix, n,
+         n == 1 ? "" : "s");
+  for (size_t i = 0; i < r->n_cases; i++)
+    if (r->cases[i].kept) printf("%s  ", prefix), lfa_put_text(stdout, r->cases[i].work_dir), putchar('\n');
+}
+
+static void print_findings(const lfa_conformance_case *c) {
+  char text[LFA_CONFORMANCE_MESSAGE_MAX];
+  for (size_t i = 0; i < c->findings.count; i++) {
+    const lfa_finding *f = &c->findings.items[i];
+    lfa_conformance_finding_text(text, sizeof text, c, f);
+    printf("      %s: ", lfa_severity_name(f->severity)), lfa_put_text(stdout, text), putchar('\n');
+  }
+}
+
+static void print_unknown_listed(const suite_run *r, const char *prefix) {
+  for (size_t i = 0; i < r->listed.count; i++) {
+    if (!conf_in_names(&r->all, r->listed.names[i]))
+      printf("%sFAIL     ", prefix), lfa_put_text(stdout, r->listed.names[i]),
+          puts(": STALE (listed as an expected failure, but the suite has no such scenario)");
+  }
+}
+
+/* One line per scenario that did not simply pass, and its message, then
+ * every verifier finding below it. A name is a file name of the suite:
+ * any bytes, shown escaped like the message. Scenarios not run are one
+ * line together. */
+void conf_print_text(const suite_run *r, const tally *t) {
+  const char *not_run = NULL;
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const lfa_conformance_case *c = &r->cases[i];
+    lfa_conformance_verdict v = c->verdict;
+    if (v == LFA_VERDICT_NOT_RUN) not_run = not_run ? not_run : c->message;
+    if ((conf_is_pass(v) && !c->listed) || v == LFA_VERDICT_NOT_RUN) continue;
+    fputs(conf_is_pass(v)                 ? "FAIL  "
+          : v == LFA_VERDICT_SKIPPED      ? "SKIP  "
+          : v == LFA_VERDICT_INVALID      ? "INVALID "
+          : c->listed && conf_is_bad(v) ? "XFAIL "
+                                          : "FAIL  ",
+          stdout);
+    lfa_put_text(stdout, c->name);
+    if (conf_is_pass(v)) printf(": stale: ");
+    else if (v == LFA_VERDICT_SKIPPED || v == LFA_VERDICT_INVALID) printf(": ");
+    else printf(": %s: ", lfa_conformance_verdict_name(v));
+    lfa_put_text(stdout, reason(c)), putchar('\n'); /* the adapter's words: any bytes */
+    if (!conf_is_pass(v)) print_findings(c);
+  }
+  print_unknown_listed(r, "");
+  if (not_run != NULL) printf("NOT RUN %zu scenarios: %s\n", t->not_run, not_run);
+  print_kept(r, "");
+  print_summary(r, t, "");
+}
+
+void conf_print_tap(const suite_run *r, const tally *t) {
+  printf("TAP version 13\n1..%zu\n", r->n_cases);
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const lfa_conformance_case *c = &r->cases[i];
+    lfa_conformance_verdict v = c->verdict;
+    bool ok = (conf_is_pass(v) && !c->listed) || v == LFA_VERDICT_SKIPPED;
+    printf("%s %zu - ", ok ? "ok" : "not ok", i + 1), lfa_put_text(stdout, c->name);
+    if (v == LFA_VERDICT_SKIPPED) printf(" # SKIP "), lfa_put_text(stdout, c->message);
+    else if (c->listed && conf_is_bad(v)) printf(" # TODO expected failure");
+    printf("\n");
+    if (ok) continue;
+    printf("  ---\n  verdict: %s\n  message: ", conf_is_pass(v) ? "stale" : lfa_conformance_verdict_name(v));
+    lfa_put_json(stdout, reason(c)); /* a JSON string is a YAML double-quoted scalar: valid for any bytes */
+    printf("\n  ...\n");
+  }
+  print_kept(r, "# ");
+  print_summary(r, t, "# ");
+}
+
+/* ---- JUnit ---------------------------------------------------------------------------------- */
+
+/* The element a case is reported as, or NULL for a plain pass. */
+static const char *junit_tag(const lfa_conformance_case *c) {
+  lfa_conformance_verdict v = c->verdict;
+  if (v == LFA_VERDICT_SKIPPED || v == LFA_VERDICT_NOT_RUN || (c->listed && conf_is_bad(v))) return "skipped";
+  if (conf_is_pass(v)) return c->listed ? "failure" : NULL;
+  return v == LFA_VERDICT_FAIL ? "failure" : "error";
+}
+
+/* `message` is the one-line reason; the body says the verdict again. */
+static void junit_case(FILE *f, const lfa_conformance_case *c) {
+  fprintf(f, "    <testcase classname=\"conformance\" name=\"");
+  lfa_put_xml(f, c->name);
+  fprintf(f, "\" time=\"%.3f\">", c->seconds);
+  const char *tag = junit_tag(c);
+  if (tag != NULL) {
+    fprintf(f, "<%s message=\"", tag);
+    lfa_put_xml(f, reason(c));
+    fprintf(f, "\">%s%s: ", c->listed && conf_is_bad(c->verdict) ? "expected failure, " : "",
+            conf_is_pass(c->verdict) ? "stale" : lfa_conformance_verdict_name(c->verdict));
+    lfa_put_xml(f, reason(c));
+    char text[LFA_CONFORMANCE_MESSAGE_MAX];
+    for (size_t i = 0; i < c->findings.count; i++) {
+      lfa_conformance_finding_text(text, sizeof text, c, &c->findings.items[i]);
+      fprintf(f, "\n%s: ", lfa_severity_name(c->findings.items[i].severity)), lfa_put_xml(f, text);
+    }
+    fprintf(f, "</%s>", tag);
+  }
+  fprintf(f, "</testcase>\n");
+}
+
+lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err) {
+  FILE *f = fopen(r->a->junit, "w");
+  if (f == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+  fprintf(f, "  <testsuite name=\"lfa conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
+          r->n_cases, t->failed + t->stale, t->crashed + t->timed_out + t->invalid,
+          t->skipped + t->expected + t->not_run);
+  for (size_t i = 0; i < r->n_cases; i++) junit_case(f, &r->cases[i]);
+  fprintf(f, "  </testsuite>\n</testsuites>\n");
+  return fclose(f) == 0 ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+static void json_keys(json_writer *w, const char *key, const lfa_keys *keys) {
+  json_open_numbers(w, key);
+  for (size_t i = 0; i < keys->count; i++) json_number(w, keys->keys[i]);
+  json_close_numbers(w);
+}
+
+/* A check or an observed state: the parts it states, null the others. */
+static void json_state(json_writer *w, const char *key, const lfa_scenario_check *s) {
+  json_open_object(w, key);
+  if (s->has_live) json_keys(w, "live", &s->live);
+  else json_null(w, "live");
+  if (s->has_tracked) {
+    json_open_array(w, "tracked");
+    for (size_t i = 0; i < s->tracked.count; i++) json_string(w, NULL, s->tracked.names[i]);
+    json_close_array(w);
+  } else {
+    json_null(w, "tracked");
+  }
+  json_open_object(w, "assigned");
+  for (size_t i = 0; i < s->n_assigned; i++) json_keys(w, s->assigned[i].path, &s->assigned[i].keys);
+  json_close_object(w);
+  json_close_object(w);
+}
+
+static void json_failing_step(json_writer *w, const lfa_conformance_case *c) {
+  if (!c->has_failing_step) {
+    json_null(w, "failing_step");
+    return;
+  }
+  const lfa_scenario_step *e = c->expected;
+  const lfa_observed_step *o = c->observed;
+  json_open_object(w, "failing_step");
+  json_u64(w, "step", c->failing_step);
+  json_string(w, "label", c->failing_label);
+  json_u64(w, "line", e->line);
+  json_open_object(w, "expected");
+  json_string(w, "outcome", lfa_scenario_outcome_name(e->expect));
+  json_string(w, "rule", e->expect_rule);
+  if (e->has_check) json_state(w, "check", &e->check);
+  else json_null(w, "check");
+  json_close_object(w);
+  if (o == NULL) {
+    json_null(w, "observed");
+  } else {
+    json_open_object(w, "observed");
+    json_string(w, "outcome", lfa_scenario_outcome_name(o->outcome));
+    if (o->has_version) json_u64(w, "version", o->version);
+    else json_null(w, "version");
+    json_string(w, "rule", o->rule);
+    json_string(w, "message", o->message);
+    if (o->has_observed) json_state(w, "state", &o->observed);
+    else json_null(w, "state");
+    json_close_object(w);
+  }
+  json_close_object(w);
+}
+
+static void json_finding(json_writer *w, const lfa_conformance_case *c, const lfa_finding *f) {
+  uint64_t keys[LFA_FINDING_ROWS_MAX];
+  char text[LFA_CONFORMANCE_MESSAGE_MAX];
+  bool by_key = lfa_conformance_finding_keys(keys, c, f);
+  json_open_object(w, NULL);
+  json_string(w, "rule", f->rule);
+  json_string(w, "severity", lfa_severity_name(f->severity));
+  json_u64(w, "version", f->version);
+  json_string(w, "file", f->file);
+  if (f->has_field) json_i64(w, "field_id", f->field_id);
+  else json_null(w, "field_id");
+  if (f->has_fragment) json_u64(w, "fragment_id", f->fragment_id);
+  else json_null(w, "fragment_id");
+  json_open_numbers(w, "offsets");
+  for (size_t i = 0; i < f->n_rows; i++) json_number(w, f->rows[i]);
+  json_close_numbers(w);
+  if (by_key) {
+    json_open_numbers(w, "keys");
+    for (size_t i = 0; i < f->n_rows; i++) json_number(w, keys[i]);
+    json_close_numbers(w);
+  } else {
+    json_null(w, "keys");
+  }
+  json_string(w, "message", f->message);
+  lfa_conformance_finding_text(text, sizeof text, c, f);
+  json_string(w, "text", text);
+  json_close_object(w);
+}
+
+static void json_case(json_writer *w, const lfa_conformance_case *c) {
+  json_open_object(w, NULL);
+  json_string(w, "name", c->name);
+  json_string(w, "verdict", lfa_conformance_verdict_name(c->verdict));
+  json_bool(w, "listed", c->listed);
+  json_bool(w, "stale", c->listed && conf_is_pass(c->verdict));
+  json_u64(w, "milliseconds", (uint64_t)(c->seconds * 1000 + 0.5));
+  json_string(w, "message", conf_is_pass(c->verdict) && !c->listed ? NULL : reason(c));
+  json_failing_step(w, c);
+  json_open_array(w, "findings");
+  for (size_t i = 0; i < c->findings.count; i++) json_finding(w, c, &c->findings.items[i]);
+  json_close_array(w);
+  json_string(w, "work_dir", c->kept ? c->work_dir : NULL);
+  json_close_object(w);
+}
+
+static void json_summary(json_writer *w, const suite_run *r, const tally *t) {
+  size_t steps, checks, versions;
+  summary_counts(r, &steps, &checks, &versions);
+  json_open_object(w, "summary");
+  json_u64(w, "scenarios", r->n_cases);
+  json_u64(w, "passed", t->passed);
+  json_u64(w, "refused_as_expected", t->refused);
+  json_u64(w, "failed", t->failed);
+  json_u64(w, "skipped", t->skipped);
+  json_u64(w, "crashed", t->crashed);
+  json_u64(w, "timed_out", t->timed_out);
+  json_u64(w, "expected_failures", t->expected);
+  json_u64(w, "stale", t->stale);
+  json_u64(w, "invalid", t->invalid);
+  json_u64(w, "not_run", t->not_run);
+  json_u64(w, "steps", steps);
+  json_u64(w, "checks", checks);
+  json_u64(w, "versions", versions);
+  json_close_object(w);
+}
+
+void conf_print_json(const suite_run *r, const tally *t) {
+  json_writer w = {.out = stdout};
+  json_open_object(&w, NULL);
+  json_string(&w, "suite", r->a->suite);
+  json_string(&w, "adapter", conf_adapter_name(r));
+  json_string(&w, "work_dir", r->temp_work ? NULL : r->work);
+  json_summary(&w, r, t);
+  json_open_array(&w, "unknown_listed");
+  for (size_t i = 0; i < r->listed.count; i++)
+    if (!conf_in_names(&r->all, r->listed.names[i])) json_string(&w, NULL, r->listed.names[i]);
+  json_close_array(&w);
+  json_open_array(&w, "scenarios");
+  for (size_t i = 0; i < r->n_cases; i++) json_case(&w, &r->cases[i]);
+  json_close_array(&w);
+  json_close_object(&w);
+  json_finish(&w);
+}

@@ -1,0 +1,114 @@
+/* test_conformance.c: the conformance runner's case results
+ * (harness/lfa/conformance.h): an adapter's key map read strictly, and
+ * verifier findings named by the scenario's keys through it, by offset
+ * where the map does not reach. Every expected text is written by hand
+ * from the map in the document below. */
+#include "lfa/conformance.h"
+#include "testutil.h"
+
+/* Version 2 has fragment 0 with keys 10, 11, 12 at offsets 0-2 and
+ * fragment 3 with keys 7, 9; version 1 (step 0) has fragment 0 only. */
+static const char OBS[] =
+    "{\"adapter\": \"t\", \"steps\": ["
+    " {\"step\": 0, \"outcome\": \"ok\", \"version\": 1, \"rows\": [{\"fragment\": 0, \"keys\": [1, 2, 3]}]},"
+    " {\"step\": 1, \"outcome\": \"ok\", \"version\": 2,"
+    "  \"rows\": [{\"fragment\": 0, \"keys\": [10, 11, 12]}, {\"fragment\": 3, \"keys\": [7, 9]}]}]}";
+
+static void load_case(lfa_conformance_case *c, const char *text) {
+  lfa_error err = {0};
+  memset(c, 0, sizeof *c);
+  if (lfa_observations_parse(&c->observations, (const uint8_t *)text, strlen(text), 8, &err) != LFA_OK)
+    fail_msg("observations refused: %s", err.msg);
+  c->has_observations = true;
+}
+
+static lfa_finding finding(uint64_t version, uint64_t fragment, size_t n, const uint64_t *rows) {
+  lfa_finding f = {.rule = "FA-UPDATE-6", .severity = LFA_SEVERITY_ERROR, .version = version, .has_fragment = true,
+                   .fragment_id = fragment, .n_rows = n, .message = (char *)"state differs"};
+  if (n > 0) memcpy(f.rows, rows, n * sizeof *rows);
+  return f;
+}
+
+static void test_key_map_read(void **state) {
+  (void)state;
+  lfa_conformance_case c;
+  load_case(&c, OBS);
+  assert_int_equal(c.observations.steps[1].n_fragments, 2);
+  assert_int_equal(c.observations.steps[1].fragments[1].id, 3);
+  assert_int_equal(c.observations.steps[1].fragments[1].keys.count, 2);
+  assert_int_equal(c.observations.steps[1].fragments[1].keys.keys[1], 9);
+  lfa_conformance_case_free(&c);
+}
+
+static void test_key_map_refused(void **state) {
+  (void)state;
+  static const char *const BAD[] = {
+      "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\", \"rows\": [{\"fragment\": 0, \"keys\": [\"1\"]}]}]}",
+      "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\", \"rows\": [{\"fragment\": 0}]}]}",
+      "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\", \"rows\": [{\"fragment\": 0, \"keys\": [], \"x\": 1}]}]}",
+      "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\", \"rows\": {\"0\": [1]}}]}",
+  };
+  for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+    lfa_observations obs;
+    lfa_error err = {0};
+    if (lfa_observations_parse(&obs, (const uint8_t *)BAD[i], strlen(BAD[i]), 8, &err) != LFA_ERR_FORMAT)
+      fail_msg("accepted: %s", BAD[i]);
+    assert_non_null(strstr(err.msg, "steps[0].rows"));
+  }
+}
+
+static void test_finding_rows_by_key(void **state) {
+  (void)state;
+  lfa_conformance_case c;
+  char text[512];
+  uint64_t keys[LFA_FINDING_ROWS_MAX];
+  load_case(&c, OBS);
+  lfa_finding f = finding(2, 3, 2, (const uint64_t[]){1, 0});
+  assert_true(lfa_conformance_finding_keys(keys, &c, &f));
+  assert_int_equal(keys[0], 9);
+  assert_int_equal(keys[1], 7);
+  lfa_conformance_finding_text(text, sizeof text, &c, &f);
+  assert_string_equal(text, "version 2: FA-UPDATE-6: state differs; rows with keys {9, 7}");
+  f = finding(1, 0, 1, (const uint64_t[]){2}); /* the map of version 1, not 2 */
+  lfa_conformance_finding_text(text, sizeof text, &c, &f);
+  assert_string_equal(text, "version 1: FA-UPDATE-6: state differs; rows with keys {3}");
+  lfa_conformance_case_free(&c);
+}
+
+static void test_finding_rows_by_offset_without_map(void **state) {
+  (void)state;
+  lfa_conformance_case c;
+  char text[512];
+  uint64_t keys[LFA_FINDING_ROWS_MAX];
+  load_case(&c, OBS);
+  lfa_finding past = finding(2, 3, 1, (const uint64_t[]){2}); /* fragment 3 has two rows */
+  assert_false(lfa_conformance_finding_keys(keys, &c, &past));
+  lfa_conformance_finding_text(text, sizeof text, &c, &past);
+  assert_string_equal(text,
+                      "version 2: FA-UPDATE-6: state differs; rows at offsets {2} (the adapter gave no key map for them)");
+  lfa_finding other = finding(5, 0, 1, (const uint64_t[]){0}); /* no step reported version 5 */
+  assert_false(lfa_conformance_finding_keys(keys, &c, &other));
+  lfa_finding none = finding(2, 0, 0, NULL);
+  none.file = (char *)"_versions/2.manifest";
+  lfa_conformance_finding_text(text, sizeof text, &c, &none);
+  assert_string_equal(text, "version 2, _versions/2.manifest: FA-UPDATE-6: state differs");
+  lfa_conformance_case_free(&c);
+}
+
+static void test_verdict_names(void **state) {
+  (void)state;
+  assert_string_equal(lfa_conformance_verdict_name(LFA_VERDICT_INVALID), "invalid");
+  assert_string_equal(lfa_conformance_verdict_name(LFA_VERDICT_NOT_RUN), "not-run");
+  assert_string_equal(lfa_conformance_verdict_name(LFA_VERDICT_REFUSED_AS_EXPECTED), "refused-as-expected");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_key_map_read),
+      cmocka_unit_test(test_key_map_refused),
+      cmocka_unit_test(test_finding_rows_by_key),
+      cmocka_unit_test(test_finding_rows_by_offset_without_map),
+      cmocka_unit_test(test_verdict_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
