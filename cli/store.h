@@ -32,10 +32,9 @@ void lfa_cli_store_close(lfa_cli_store *s);
 /* The help text of the two options every dataset command takes, and of
  * what DATASET may be. */
 #define LFA_CLI_STORE_HELP_OPTIONS                                                    \
-  "  --stats       what reaching DATASET cost, on stderr (and under \"stats\" with\n" \
-  "                --json): requests (HTTP requests on s3://, file operations on\n"   \
-  "                a local path), bytes read, bytes written, retries\n"               \
-  "  --allow-http  allow a plain http:// endpoint for s3:// (as AWS_ALLOW_HTTP=true)\n"
+  "  --stats       requests, bytes read and written, retries, on stderr (and\n"      \
+  "                under \"stats\" with --json)\n"                                   \
+  "  --allow-http  allow a plain http:// endpoint for s3:// (AWS_ALLOW_HTTP=true)\n"
 #define LFA_CLI_STORE_HELP_DATASET                                                    \
   "DATASET is a directory or s3://BUCKET/PREFIX, reached through AWS_ENDPOINT_URL,\n" \
   "AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN\n"      \

@@ -76,7 +76,7 @@ static const char HELP[] =
     "                touched; the checks against each version still run.\n"
     "                Both modes report the same findings.\n"
     "\n"
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    "DATASET may be s3://BUCKET/PREFIX (README.md, \"Datasets on S3\").\n"
     "\n"
     "Exit status: 0 no error finding; 1 error findings; 2 the dataset cannot\n"
     "be read at all (no _versions/, mixed version names, no version in the\n"

@@ -1104,6 +1104,9 @@ static void s3_prefetch(void *ctx, const char *const *paths, size_t n) {
       sl->busy = false;
       running--;
       s->stats.bytes_read += sl->body.len;
+      if (s->trace)
+        fprintf(stderr, "lfa s3: GET %s/%s (fetched ahead) -> %ld %s (%zu bytes)\n", s->endpoint, sl->bk, sl->r.status,
+                c == CURLE_OK ? "" : curl_easy_strerror(c), sl->body.len);
       bool good = c == CURLE_OK && sl->r.status == 200 && (!sl->r.has_length || sl->r.length == sl->body.len) &&
                   s->ahead_bytes + sl->body.len <= LFA_S3_PREFETCH_BYTES_MAX;
       fetched *f = good ? calloc(1, sizeof *f) : NULL;
