@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "args.h"
+#include "store.h"
 #include "cli.h"
 #include "json.h"
 #include "lfa/cleanup.h"
@@ -19,6 +20,7 @@
 static const char HELP[] =
     "usage: lfa cleanup DATASET [--keep-from V] [--keep V]... [--clone DIR]...\n"
     "                   [--grace SECONDS] [--now UNIX_SECONDS] [--dry-run] [--json]\n"
+    "                   [--stats] [--allow-http]\n"
     "\n"
     "Removes old versions of the Lance dataset at DATASET and the field-assignment\n"
     "objects (roots and bitmaps under its own _field_assignments/) that nothing\n"
@@ -59,6 +61,11 @@ static const char HELP[] =
     "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
     "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\",\n"
     "                    \"done\", \"error\"}; printed also when a run stops half way\n"
+    LFA_CLI_STORE_HELP_OPTIONS
+    "\n" LFA_CLI_STORE_HELP_DATASET
+    "On s3:// the clones named with --clone are s3:// URLs of the same store, and\n"
+    "each object is deleted only while a fresh HEAD finds the size and ETag the\n"
+    "plan listed (FA-CLEAN-11).\n"
     "\n"
     "Exit status: 0 done (or planned); 1 the plan has an error note (a kept\n"
     "version not fully read: nothing deleted, FA-CLEAN-3; a\n"
@@ -70,7 +77,7 @@ enum { KEEP_ARGS_MAX = 256, CLONE_ARGS_MAX = 256 };
 
 typedef struct cleanup_args {
   const char *dataset;
-  bool dry_run, json;
+  bool dry_run, json, stats, allow_http;
   uint64_t keep[KEEP_ARGS_MAX];
   const char *clones[CLONE_ARGS_MAX];
   lfa_cleanup_options o;
@@ -91,6 +98,8 @@ static bool parse_args(cleanup_args *a, int argc, char **argv) {
       {"--clone", LFA_CLI_TEXT, a->clones, &a->o.n_datasets, CLONE_ARGS_MAX, 0, 0},
       {"--grace", LFA_CLI_U64, &a->o.grace_seconds, NULL, 1, 0, 0},
       {"--now", LFA_CLI_I64, &a->o.now, NULL, 1, 0, 0},
+      {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
+      {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
   };
   int r = lfa_cli_parse("cleanup", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
@@ -336,19 +345,24 @@ int lfa_cli_cleanup(int argc, char **argv) {
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   lfa_cleanup_plan plan;
   lfa_error err = {0};
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "cleanup", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  a.o.fs = store.d.fs;
   if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
     lfa_cli_fail("cleanup", a.dataset, err.msg);
     lfa_cleanup_plan_free(&plan);
+    lfa_cli_store_close(&store);
     return LFA_EXIT_UNUSABLE;
   }
   lfa_cleanup_done done;
   /* what was done is reported also when the run stops half way */
   bool ok = a.dry_run || lfa_cleanup_execute(&done, &plan, &err) == LFA_OK;
-  if (a.json) json_plan(stdout, &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
+  if (a.json) json_plan(lfa_cli_store_json(&store), &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
   else text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
   if (!ok) lfa_error_prefix(&err, "stopped"), lfa_cli_fail("cleanup", a.dataset, err.msg);
   bool findings = count(&plan).errors > 0 || plan.blocked;
   int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);
+  lfa_cli_store_close(&store);
   return status;
 }

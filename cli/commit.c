@@ -16,6 +16,7 @@
 #include "lfa/escape.h"
 #include "lfa/flags.h"
 #include "lfa/onto.h"
+#include "store.h"
 
 static const char POLICY[] =
     "Feature bits (spec/03-flags.md). The commit sets field assignment's marker\n"
@@ -34,7 +35,7 @@ static const char POLICY[] =
 
 static const char TRACK_HELP[] =
     "usage: lfa track DATASET --field NAME --initial assigned|unassigned\n"
-    "                 [--writer-bit-only | --reader-bit]\n"
+    "                 [--writer-bit-only | --reader-bit] [--stats] [--allow-http]\n"
     "\n"
     "Starts tracking the existing field NAME (a path: \"payload.value\") of the\n"
     "Lance table at DATASET: one new version, a Project with an Initialization\n"
@@ -48,7 +49,7 @@ static const char TRACK_HELP[] =
 
 static const char INVALIDATE_HELP[] =
     "usage: lfa invalidate DATASET --field NAME (--rows ADDR[,ADDR...] | --row-ids ID[,ID...])\n"
-    "                      [--writer-bit-only | --reader-bit]\n"
+    "                      [--writer-bit-only | --reader-bit] [--stats] [--allow-http]\n"
     "\n"
     "Marks the tracked field NAME unassigned on the given live rows: one new\n"
     "version, an Update that rewrites nothing (an invalidation-only commit,\n"
@@ -65,13 +66,18 @@ static const char TAIL[] =
     "marker bit already set by Lance for its own feature (FA-LANCE-21).\n"
     "The new manifest never replaces a version another writer made first\n"
     "(FA-CONC-11): lfa then plans again from the new head (up to 8 attempts;\n"
-    "`track --initial assigned` does not, FA-CONC-7).\n"
+    "`track --initial assigned` does not, FA-CONC-7). On s3:// the new manifest\n"
+    "is one PUT with If-None-Match: * (FA-CONC-12): HTTP 412 is that lost race.\n"
+    "\n"
+    LFA_CLI_STORE_HELP_OPTIONS
+    "\n" LFA_CLI_STORE_HELP_DATASET
     "\n"
     "Exit status: 0 committed (the version on stdout); 2 refused, a lost race,\n"
     "or unusable input.\n";
 
 typedef struct commit_args {
   const char *dataset, *field;
+  bool stats, allow_http;
   lfa_onto_request req;
   uint64_t rows[LFA_ONTO_ROWS_MAX];
 } commit_args;
@@ -102,10 +108,13 @@ static bool parse_rows(commit_args *a, const char *cmd, const char *flag, const 
 static bool parse_option(commit_args *a, const char *cmd, int argc, char **argv, int *i) {
   const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
   bool track = a->req.op == LFA_OP_TRACK;
-  bool takes = strcmp(o, "--writer-bit-only") != 0 && strcmp(o, "--reader-bit") != 0;
+  bool takes = strcmp(o, "--writer-bit-only") != 0 && strcmp(o, "--reader-bit") != 0 && strcmp(o, "--stats") != 0 &&
+               strcmp(o, "--allow-http") != 0;
   if (takes && v == NULL) return fprintf(stderr, "lfa %s: %s needs a value\n", cmd, o), false;
   *i += takes;
   if (strcmp(o, "--writer-bit-only") == 0) return a->req.writer_bit_only = true;
+  if (strcmp(o, "--stats") == 0) return a->stats = true;
+  if (strcmp(o, "--allow-http") == 0) return a->allow_http = true;
   if (strcmp(o, "--reader-bit") == 0) return a->req.reader_bit = true;
   if (strcmp(o, "--field") == 0) return a->field = v, true;
   if (track && strcmp(o, "--initial") == 0) {
@@ -166,7 +175,11 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     lfa_error err = {0};
     a->req.field = a->field;
     seed_and_clock(&a->req);
-    if (lfa_onto_commit(&r, a->dataset, &a->req, &err) == LFA_OK) {
+    lfa_cli_store store;
+    bool opened = lfa_cli_store_open(&store, cmd, a->dataset, a->allow_http, a->stats, false);
+    if (!opened) {
+      /* said */
+    } else if (lfa_onto_commit_fs(&r, store.d.fs, a->dataset, &a->req, &err) == LFA_OK) {
       /* the dataset and field as given: any bytes, shown escaped */
       printf("lfa %s: ", cmd), lfa_put_text(stdout, a->dataset), fputs(": committed version ", stdout);
       printf("%" PRIu64 " (field '", r.version), lfa_put_text(stdout, a->field);
@@ -177,6 +190,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     } else {
       lfa_cli_fail_error(cmd, a->dataset, &err);
     }
+    if (opened) lfa_cli_store_close(&store);
   }
   free(a);
   return status;

@@ -13,9 +13,10 @@
 #include "lfa/escape.h"
 #include "lfa/limits.h"
 #include "lfa/transaction.h"
+#include "store.h"
 
 static const char HELP[] =
-    "usage: lfa dump DATASET [--version N] [--rows] [--json]\n"
+    "usage: lfa dump DATASET [--version N] [--rows] [--json] [--stats] [--allow-http]\n"
     "\n"
     "Decodes every version of the Lance dataset at DATASET (or only version N)\n"
     "and prints, per version: the operation of its transaction, the reader and\n"
@@ -42,6 +43,8 @@ static const char HELP[] =
     "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
     "                (shape documented in README.md); an unreadable version is\n"
     "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
+    LFA_CLI_STORE_HELP_OPTIONS
+    "\n" LFA_CLI_STORE_HELP_DATASET
     "\n"
     "Exit status: 0 every version read; 1 some version could not be read (each\n"
     "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
@@ -342,6 +345,7 @@ typedef struct dump_args {
   int rows;
   int has_version;
   uint64_t version;
+  int stats, allow_http;
 } dump_args;
 
 static int parse_args(dump_args *a, int argc, char **argv) {
@@ -354,6 +358,10 @@ static int parse_args(dump_args *a, int argc, char **argv) {
       a->json = 1;
     } else if (strcmp(argv[i], "--rows") == 0 && !a->rows) {
       a->rows = 1;
+    } else if (strcmp(argv[i], "--stats") == 0 && !a->stats) {
+      a->stats = 1;
+    } else if (strcmp(argv[i], "--allow-http") == 0 && !a->allow_http) {
+      a->allow_http = 1;
     } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc && !a->has_version &&
                lfa_cli_value_ok(argv[i + 1], false)) {
       if (!lfa_cli_u64(&a->version, "dump", argv[i], argv[i + 1], 0, UINT64_MAX)) return 0;
@@ -374,6 +382,7 @@ static int parse_args(dump_args *a, int argc, char **argv) {
  * before the next, so memory follows the largest version, not the history. */
 typedef struct dump_out {
   const dump_args *a;
+  lfa_cli_store *store;
   json_writer w;
   size_t printed, failed;
 } dump_out;
@@ -386,7 +395,7 @@ static void out_begin(dump_out *o, const lfa_version_list *versions) {
            naming);
     return;
   }
-  o->w = (json_writer){.out = stdout};
+  o->w = (json_writer){.out = lfa_cli_store_json(o->store)};
   json_open_object(&o->w, NULL);
   json_string(&o->w, "dataset", o->a->dataset);
   json_string(&o->w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
@@ -416,7 +425,7 @@ static void out_end(dump_out *o) {
 static void dump_one(dump_out *o, const lfa_version_entry *entry) {
   lfa_error err = {0};
   lfa_snapshot snap;
-  if (lfa_snapshot_load(&snap, o->a->dataset, entry, &err) != LFA_OK) { /* left freed */
+  if (lfa_snapshot_load_fs(&snap, o->store->d.fs, o->a->dataset, entry, &err) != LFA_OK) { /* left freed */
     out_error(o, entry->version, &err);
     return;
   }
@@ -425,8 +434,8 @@ static void dump_one(dump_out *o, const lfa_version_entry *entry) {
   lfa_snapshot_free(&snap);
 }
 
-static int dump_versions(const dump_args *a, const lfa_version_list *versions) {
-  dump_out o = {a, {0}, 0, 0};
+static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_version_list *versions) {
+  dump_out o = {a, store, {0}, 0, 0};
   const lfa_version_entry *only = NULL;
   for (size_t i = 0; a->has_version && i < versions->count; i++)
     if (versions->entries[i].version == a->version) only = &versions->entries[i];
@@ -437,8 +446,11 @@ static int dump_versions(const dump_args *a, const lfa_version_list *versions) {
     return LFA_EXIT_UNUSABLE;
   }
   out_begin(&o, versions);
-  for (size_t i = 0; i < versions->count; i++)
+  for (size_t i = 0; i < versions->count; i++) {
+    if (only == NULL && i % LFA_MANIFEST_PREFETCH_BATCH == 0) /* on an object store, fetched ahead in parallel */
+      lfa_dataset_prefetch_manifests(store->d.fs, a->dataset, versions, i, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
     if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i]);
+  }
   out_end(&o);
   if (o.failed == 0) return LFA_EXIT_OK;
   char summary[96];
@@ -454,12 +466,16 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  if (lfa_dataset_versions(&versions, &names, a.dataset, &err) != LFA_OK) {
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "dump", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  int code = LFA_EXIT_UNUSABLE;
+  if (lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err) != LFA_OK) {
     lfa_cli_fail("dump", a.dataset, err.msg);
-    return LFA_EXIT_UNUSABLE;
+  } else {
+    code = dump_versions(&a, &store, &versions);
+    lfa_version_list_free(&versions);
+    lfa_fs_names_free(&names);
   }
-  int code = dump_versions(&a, &versions);
-  lfa_version_list_free(&versions);
-  lfa_fs_names_free(&names);
+  lfa_cli_store_close(&store);
   return code;
 }

@@ -23,6 +23,7 @@
 #include "lfa/expr.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
+#include "store.h"
 
 static const char HELP[] =
     "usage: lfa eval DATASET --field NAME [--relation R] [--version N] [--json]\n"
@@ -72,6 +73,8 @@ static const char HELP[] =
     "  --version N           evaluate version N instead of the latest\n"
     "  --json                one JSON document: {\"dataset\", \"version\", \"field\",\n"
     "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in README.md)\n"
+    LFA_CLI_STORE_HELP_OPTIONS
+    "\n" LFA_CLI_STORE_HELP_DATASET
     "\n"
     "Exit status: 0 success; 2 planning error, unusable input or bad usage, with\n"
     "one line on stderr naming the problem (and the version and file), and\n"
@@ -86,6 +89,8 @@ typedef struct eval_args {
   bool json;
   bool has_version;
   uint64_t version;
+  bool stats, allow_http;
+  lfa_cli_store *store; /* where DATASET is */
 } eval_args;
 
 typedef struct eval_totals {
@@ -176,7 +181,7 @@ static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_
 static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
   int32_t id = scan->binding->plan.field_id;
   const Lance__File__Field *f = lfa_snapshot_field(s, id);
-  json_writer w = {.out = stdout};
+  json_writer w = {.out = lfa_cli_store_json(a->store)};
   json_open_object(&w, NULL);
   json_string(&w, "dataset", a->dataset);
   json_u64(&w, "version", s->version);
@@ -233,7 +238,7 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
   }
   lfa_snapshot snap;
   /* opens the manifest, transaction and deletion files, no assignment object [FA-EXPR-7] */
-  lfa_status st = lfa_snapshot_open(&snap, a->dataset, e, err);
+  lfa_status st = lfa_snapshot_open_fs(&snap, a->store->d.fs, a->dataset, e, NULL, err);
   if (st == LFA_OK) {
     st = eval_snapshot(a, &snap, err);
     lfa_snapshot_free(&snap);
@@ -265,6 +270,8 @@ static int parse_args(eval_args *a, int argc, char **argv) {
       {"--emit-substrait", LFA_CLI_TEXT, &a->emit, NULL, 1, 0, 0},
       {"--relation", LFA_CLI_TEXT, &a->relation, NULL, 1, 0, 0},
       {"--version", LFA_CLI_U64, &a->version, &has_version, 1, 0, 0},
+      {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
+      {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
   };
   int r = lfa_cli_parse("eval", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
@@ -290,13 +297,16 @@ int lfa_cli_eval(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_status st = lfa_dataset_versions(&versions, &names, a.dataset, &err);
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "eval", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  a.store = &store;
+  lfa_status st = lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err);
   if (st == LFA_OK) {
     st = eval_version(&a, &versions, &err);
     lfa_version_list_free(&versions);
     lfa_fs_names_free(&names);
   }
-  if (st == LFA_OK) return LFA_EXIT_OK;
-  lfa_cli_fail_error("eval", a.dataset, &err);
-  return LFA_EXIT_UNUSABLE;
+  if (st != LFA_OK) lfa_cli_fail_error("eval", a.dataset, &err);
+  lfa_cli_store_close(&store);
+  return st == LFA_OK ? LFA_EXIT_OK : LFA_EXIT_UNUSABLE;
 }

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cli.h"
 #include "lfa/verify.h"
+#include "store.h"
 
 static const char HELP[] =
     "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
@@ -67,12 +68,15 @@ static const char HELP[] =
     "                Without the file, every version is checked. STATEFILE is\n"
     "                (re)written only when the run has no error finding, so a\n"
     "                failed version is checked again next time. Not with --from.\n"
+    LFA_CLI_STORE_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
     "                again, so a commit costs in proportion to what it\n"
     "                touched; the checks against each version still run.\n"
     "                Both modes report the same findings.\n"
+    "\n"
+    "DATASET may be s3://BUCKET/PREFIX (README.md, \"Datasets on S3\").\n"
     "\n"
     "Exit status: 0 no error finding; 1 error findings; 2 the dataset cannot\n"
     "be read at all (no _versions/, mixed version names, no version in the\n"
@@ -82,7 +86,7 @@ typedef struct verify_args {
   const char *dataset;
   const char *junit;
   const char *state_file; /* --since-last */
-  bool json;
+  bool json, stats, allow_http;
   lfa_verify_options range;
   lfa_verify_state since; /* read from state_file when it exists */
 } verify_args;
@@ -93,6 +97,8 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
   const lfa_cli_option opts[] = {
       {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
       {"--full", LFA_CLI_FLAG, &a->range.full, NULL, 1, 0, 0},
+      {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
+      {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
       {"--from", LFA_CLI_U64, &a->range.from, &has_from, 1, 0, 0},
       {"--to", LFA_CLI_U64, &a->range.to, &has_to, 1, 0, 0},
@@ -159,22 +165,22 @@ int lfa_cli_verify(int argc, char **argv) {
   if (a.state_file != NULL && !read_state(&a)) return LFA_EXIT_UNUSABLE;
   lfa_verify_result r;
   lfa_error err = {0};
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "verify", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  a.range.fs = store.d.fs;
+  int status = LFA_EXIT_UNUSABLE;
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
     lfa_cli_fail("verify", a.dataset, err.msg);
-    lfa_verify_result_free(&r);
-    return LFA_EXIT_UNUSABLE;
+  } else if (a.junit == NULL || write_junit(a.junit, &r, a.dataset)) {
+    if (a.json) lfa_verify_print_json(lfa_cli_store_json(&store), &r, a.dataset);
+    else lfa_verify_print_text(stdout, &r, a.dataset);
+    status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   }
-  if (a.junit != NULL && !write_junit(a.junit, &r, a.dataset)) {
-    lfa_verify_result_free(&r);
-    return LFA_EXIT_UNUSABLE;
-  }
-  if (a.json) lfa_verify_print_json(stdout, &r, a.dataset);
-  else lfa_verify_print_text(stdout, &r, a.dataset);
-  int status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   if (a.state_file != NULL && status == LFA_EXIT_OK && r.has_state && !write_state(a.state_file, &r.state))
     status = LFA_EXIT_UNUSABLE;
-  else if (a.state_file != NULL && status != LFA_EXIT_OK)
+  else if (a.state_file != NULL && status == LFA_EXIT_FINDINGS)
     fprintf(stderr, "lfa verify: %s kept as it was: this run has error findings\n", a.state_file);
   lfa_verify_result_free(&r);
+  lfa_cli_store_close(&store);
   return status;
 }

@@ -326,7 +326,89 @@ static lfa_status mem_make_dir(void *ctx, const char *path, lfa_error *err) {
   return insert(m, key, lower_bound(m, key), true, NULL, 0, err);
 }
 
-static const lfa_fs_ops MEMFS_OPS = {mem_read, mem_size, mem_exists, mem_is_dir, mem_list, mem_write_new, mem_make_dir};
+static lfa_status mem_read_range(void *ctx, lfa_buf *out, const char *path, uint64_t offset, size_t len,
+                                 uint64_t *total, lfa_error *err) {
+  const lfa_memfs *m = ctx;
+  char key[LFA_PATH_BYTES_MAX];
+  memset(out, 0, sizeof *out);
+  lfa_status st = normalize(key, path, err);
+  if (st != LFA_OK) return st;
+  size_t i = find_exact(m, key);
+  if (i == SIZE_MAX || m->entries[i].dir) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no such file", path);
+  const lfa_buf *d = &m->entries[i].data;
+  *total = d->len;
+  if (offset > d->len) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: byte %llu is past its end", path, (unsigned long long)offset);
+  size_t n = d->len - (size_t)offset < len ? d->len - (size_t)offset : len;
+  if (n > 0) st = lfa_buf_append(out, d->data + offset, n, err);
+  if (st != LFA_OK) lfa_buf_free(out);
+  return st;
+}
+
+/* A name's identity in a memfs: its hash (there are no links, one name per file). */
+static uint64_t name_identity(const char *key) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (const char *p = key; *p != '\0'; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+  return h;
+}
+
+static lfa_status mem_stat(void *ctx, const char *path, int follow, lfa_fs_stat *out, lfa_error *err) {
+  const lfa_memfs *m = ctx;
+  char key[LFA_PATH_BYTES_MAX];
+  (void)follow; /* no links */
+  memset(out, 0, sizeof *out);
+  lfa_status st = normalize(key, path, err);
+  if (st != LFA_OK) return st;
+  size_t i = find_exact(m, key);
+  if (i != SIZE_MAX && !m->entries[i].dir) {
+    *out = (lfa_fs_stat){LFA_FS_FILE, m->entries[i].data.len, 0, 0, name_identity(key), 0};
+  } else if (is_dir_key(m, key)) {
+    out->kind = LFA_FS_DIR, out->ino = name_identity(key);
+  }
+  return LFA_OK;
+}
+
+static lfa_status mem_remove_beneath(void *ctx, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
+                                     const char *rel, const lfa_fs_stat *expect, lfa_error *err) {
+  lfa_memfs *m = ctx;
+  char path[LFA_PATH_BYTES_MAX], key[LFA_PATH_BYTES_MAX];
+  *size = 0;
+  lfa_status st = lfa_fs_join(path, sizeof path, dir, rel, err);
+  if (st == LFA_OK) st = normalize(key, path, err);
+  if (st != LFA_OK) return st;
+  size_t i = find_exact(m, key);
+  if (i == SIZE_MAX || m->entries[i].dir) {
+    *outcome = i == SIZE_MAX && !is_dir_key(m, key) ? LFA_FS_GONE : LFA_FS_CHANGED;
+    return LFA_OK;
+  }
+  if (expect != NULL && (expect->ino != name_identity(key) || expect->size != m->entries[i].data.len)) {
+    *outcome = LFA_FS_CHANGED;
+    return LFA_OK;
+  }
+  *size = m->entries[i].data.len;
+  remove_at(m, i);
+  *outcome = LFA_FS_REMOVED;
+  return LFA_OK;
+}
+
+/* Every write of a memfs is whole at once: the create-only write is the publish. */
+static lfa_status mem_publish_new(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                  lfa_error *err) {
+  (void)tmp;
+  if (mem_exists(ctx, path))
+    return lfa_fail(err, LFA_ERR_CONFLICT, "FA-CONC-11", "%s exists already: another writer committed it first", path);
+  return mem_write_new(ctx, path, data, len, err);
+}
+
+static lfa_status mem_replace_hint(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                   lfa_error *err) {
+  (void)tmp;
+  return lfa_memfs_put(ctx, path, data, len, err);
+}
+
+static const lfa_fs_ops MEMFS_OPS = {mem_read,        mem_size,           mem_exists,      mem_is_dir,
+                                     mem_list,        mem_write_new,      mem_make_dir,    mem_read_range,
+                                     mem_stat,        mem_remove_beneath, mem_publish_new, mem_replace_hint,
+                                     NULL,            0};
 
 /* ---- the memfs ------------------------------------------------------------------------------- */
 

@@ -136,6 +136,17 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 printf '{"bench": "meta", "date": "%s", "cpu": "%s", "cores": %s, "load": "%s", "commit": "%s", "wall_seconds": %s}\n' \
   "$(date -u +%Y-%m-%dT%H:%MZ)" "$cpu" "$(nproc)" "$load" "$commit" "$wall" >>"$tmp"
+if [ -z "$smoke" ]; then
+  # requests and bytes of `lfa verify --from` the newest commit on s3:// at
+  # 10, 100 and 1000 commits (bench/s3_cost.sh, the local S3 server of interop/s3/)
+  echo "== s3_cost (bench/s3_cost.sh)" >&2
+  bash bench/s3_cost.sh "$build/lfa" "$build/bench/verify_scaling" >>"$tmp"
+  case $? in
+    0) ;;
+    77) printf '{"bench": "meta_skip", "program": "s3_cost", "reason": "LFA_SKIP_LANCE=1: no npm peers"}\n' >>"$tmp" ;;
+    *) echo "!! s3_cost: the run failed (see above)" >&2; failed=1 ;;
+  esac
+fi
 python3 bench/report.py "$tmp" "$out" || exit 2
 # Every target this run's benchmarks own has its line, well formed.
 python3 - "$tmp" <<'PY' || exit 1

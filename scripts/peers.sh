@@ -5,7 +5,11 @@
 # its pinned versions is left alone. Exit 1 with a one-line reason when a
 # peer cannot be installed. LFA_SKIP_LANCE=1 skips it, and says so.
 # --check installs nothing: exit 1, with the reason, when a peer is not at
-# its pins (what the test lane asks before it runs).
+# its pins (what the test lane asks before it runs); `--check s3` checks
+# interop/s3 alone (what the s3:// tests ask).
+#
+# interop/s3 is the local S3-compatible server of the s3:// tests (s3rver,
+# pinned with its lock; interop/s3/server.mjs says what it does on node 20).
 #
 # lance8 installs with `npm ci`. lance12 (@lancedb/lancedb 0.39.0) cannot:
 # its lock lists builds for other platforms that the registry does not
@@ -20,8 +24,8 @@ if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
   exit 0
 fi
 
-check=0
-[ "${1:-}" = --check ] && check=1
+check=0 only=""
+[ "${1:-}" = --check ] && check=1 && only="${2:-}"
 
 if [ $check -eq 1 ]; then
   command -v node >/dev/null || { echo "peers.sh: node is missing (run scripts/peers.sh)" >&2; exit 1; }
@@ -71,5 +75,10 @@ install_peer() { # dir, npm command
   [ -z "$left" ] || { echo "peers.sh: $dir: not at the pinned versions after install: $left" >&2; exit 1; }
 }
 
+if [ "$only" = s3 ]; then
+  install_peer interop/s3 ci
+  exit 0
+fi
 install_peer interop/lance8 ci
 install_peer interop/lance12 install
+install_peer interop/s3 ci

@@ -62,6 +62,9 @@ run_consumer() { # NAME BINARY
 }
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# liblfa links libcurl (the s3:// file system): a static link must bring it
+pkg-config --static --libs lfa | grep -q -- '-lcurl' && ok "lfa.pc carries libcurl for a static link" ||
+  bad "lfa.pc lacks libcurl: $(pkg-config --static --libs lfa)"
 # shellcheck disable=SC2046
 if cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags lfa) tests/install/consumer.c \
       -o "$tmp/consumer_pc" $(pkg-config --libs lfa) -Wl,-rpath,"$libdir" 2>"$tmp/cc.log"; then

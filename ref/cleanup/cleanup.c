@@ -4,19 +4,14 @@
  * [FA-CLEAN-2], what kept and removed versions reach [FA-CLEAN-1]
  * [FA-CLEAN-3] [FA-CLEAN-4], the verdicts [FA-CLEAN-5], the clone rules
  * [FA-CLEAN-7] [FA-CLEAN-8], and the deletion [FA-CLEAN-9]. */
-#define _XOPEN_SOURCE 700 /* lstat, realpath */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "lfa/cleanup.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lfa/fs.h"
 #include "lfa/hash.h"
@@ -55,6 +50,7 @@ typedef struct seen_ref {
 
 typedef struct planner {
   const char *dir;
+  const lfa_fs *fs; /* where the dataset, its branches and the clones named are read */
   const lfa_cleanup_options *o;
   lfa_cleanup_plan *plan;
   size_t cap_notes, cap_objects, cap_datasets, n_tags, cap_tags;
@@ -121,30 +117,15 @@ __attribute__((format(printf, 5, 6))) static void note(planner *p, const char *r
   p->nomem |= n->message == NULL;
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* The names in a directory, sorted, counted against the planner's budget
  * of listed entries. A missing directory is an empty list. */
 static lfa_status list_dir(lfa_names *out, planner *p, const char *path, lfa_error *err) {
-  memset(out, 0, sizeof *out);
-  DIR *d = opendir(path);
-  if (d == NULL && errno == ENOENT) return LFA_OK;
-  if (d == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
-  size_t cap = 0;
-  lfa_status st = LFA_OK;
-  for (struct dirent *e; st == LFA_OK && (e = readdir(d)) != NULL;) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    if (++p->listed > LFA_CLEANUP_OBJECTS_MAX)
-      st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: more than LFA_CLEANUP_OBJECTS_MAX (%u) entries listed",
-                    path, LFA_CLEANUP_OBJECTS_MAX);
-    if (st == LFA_OK) st = grow((void **)&out->names, &cap, out->count, sizeof *out->names, err);
-    if (st == LFA_OK && (out->names[out->count] = strdup(e->d_name)) == NULL)
-      st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory listing %s", path);
-    if (st == LFA_OK) out->count++;
+  lfa_status st = lfa_fs_list_in(out, p->fs, path, 1, err);
+  if (st == LFA_OK && (p->listed += out->count) > LFA_CLEANUP_OBJECTS_MAX) {
+    lfa_fs_names_free(out);
+    st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: more than LFA_CLEANUP_OBJECTS_MAX (%u) entries listed", path,
+                  LFA_CLEANUP_OBJECTS_MAX);
   }
-  closedir(d);
-  if (st != LFA_OK) lfa_fs_names_free(out);
-  else if (out->count > 1) qsort(out->names, out->count, sizeof *out->names, by_name);
   return st;
 }
 
@@ -154,13 +135,22 @@ static bool ends_with(const char *s, const char *suffix) {
 }
 
 /* A directory, and not a link to one. */
-static bool is_real_dir(const char *path) {
-  struct stat s;
-  return lstat(path, &s) == 0 && S_ISDIR(s.st_mode);
+static bool is_real_dir(const planner *p, const char *path) {
+  lfa_fs_stat s;
+  return lfa_fs_stat_in(p->fs, path, 0, &s, NULL) == LFA_OK && s.kind == LFA_FS_DIR;
 }
 
-/* realpath of a directory named by a path or a file:// URI, or NULL. */
-static char *real_dir(const char *path) {
+/* The one name of a directory named by a path or a file:// URI: its
+ * realpath on a local file system, else the path itself without trailing
+ * '/' (an object store has one name per key); NULL when there is none. */
+static char *real_dir(const planner *p, const char *path) {
+  if ((lfa_fs_caps(p->fs) & LFA_FS_CAP_LOCAL) == 0) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    char *s = malloc(n + 1);
+    if (s != NULL) memcpy(s, path, n), s[n] = '\0';
+    return s;
+  }
   if (strncmp(path, "file://", 7) == 0) path += 7;
   return realpath(path, NULL);
 }
@@ -177,7 +167,7 @@ static lfa_status read_tag(planner *p, const char *rel, lfa_error *err) {
   const lfa_json *branch = NULL;
   uint64_t version = 0;
   lfa_status st = lfa_fs_join(path, sizeof path, p->dir, rel, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_JSON_DOCUMENT_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, p->fs, path, LFA_JSON_DOCUMENT_BYTES_MAX, err);
   if (st == LFA_OK) st = lfa_json_parse(&doc, bytes.data, bytes.len, err);
   if (st == LFA_OK) st = lfa_json_want(doc.root, LFA_JSON_OBJECT, "the tag", err);
   if (st == LFA_OK) st = lfa_json_u64(&version, lfa_json_find(doc.root, "version"), "\"version\"", err);
@@ -273,13 +263,13 @@ static lfa_status decide_versions(planner *p, const lfa_version_list *l, lfa_err
 
 /* ---- candidates: files under this dataset's own _field_assignments/ [FA-CLEAN-6] ---- */
 
-static lfa_status add_object(planner *p, const char *rel, const struct stat *s, lfa_error *err) {
+static lfa_status add_object(planner *p, const char *rel, const lfa_fs_stat *s, lfa_error *err) {
   lfa_cleanup_plan *pl = p->plan;
   lfa_status st = grow((void **)&pl->objects, &p->cap_objects, pl->n_objects, sizeof *pl->objects, err);
   if (st != LFA_OK) return st;
   lfa_cleanup_object *o = &pl->objects[pl->n_objects];
-  *o = (lfa_cleanup_object){.path = strdup(rel), .size = (uint64_t)s->st_size, .mtime = (int64_t)s->st_mtime,
-                            .dev = (uint64_t)s->st_dev, .ino = (uint64_t)s->st_ino};
+  *o = (lfa_cleanup_object){.path = strdup(rel), .size = s->size, .mtime = s->mtime, .dev = s->dev, .ino = s->ino,
+                            .tag = s->tag};
   if (o->path == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   pl->n_objects++;
   return LFA_OK;
@@ -302,11 +292,11 @@ static lfa_status walk_objects(planner *p, const char *rel, unsigned depth, lfa_
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
     st = lfa_fs_join(child, sizeof child, rel, names.names[i], err);
     if (st == LFA_OK) st = lfa_fs_join(full, sizeof full, p->dir, child, err);
-    struct stat s;
+    lfa_fs_stat s;
     if (st != LFA_OK) break;
-    if (lstat(full, &s) != 0) st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", child, strerror(errno));
-    else if (S_ISDIR(s.st_mode)) st = walk_objects(p, child, depth + 1, err);
-    else if (S_ISREG(s.st_mode)) st = add_object(p, child, &s, err);
+    st = lfa_fs_stat_in(p->fs, full, 0, &s, err); /* a link is not followed, nor deleted */
+    if (st == LFA_OK && s.kind == LFA_FS_DIR) st = walk_objects(p, child, depth + 1, err);
+    else if (st == LFA_OK && s.kind == LFA_FS_FILE) st = add_object(p, child, &s, err);
   }
   lfa_fs_names_free(&names);
   return st;
@@ -426,7 +416,7 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
                     LFA_CLEANUP_DEPTH_MAX);
   bool branch = false;
   lfa_status st = lfa_fs_join(versions, sizeof versions, path, "_versions", err);
-  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir(versions)) {
+  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir_in(p->fs, versions)) {
     branch = true;
     st = add_dataset(p, path, LFA_CLEANUP_BRANCH, err);
   }
@@ -434,7 +424,7 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
     if (branch && dataset_layout_name(names.names[i])) continue;
     st = lfa_fs_join(child, sizeof child, path, names.names[i], err);
-    if (st == LFA_OK && lfa_fs_is_dir(child)) st = walk_branches(p, child, depth + 1, err);
+    if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, child)) st = walk_branches(p, child, depth + 1, err);
   }
   lfa_fs_names_free(&names);
   return st;
@@ -446,10 +436,10 @@ static lfa_status add_given(planner *p, lfa_error *err) {
   lfa_status st = LFA_OK;
   for (size_t i = 0; st == LFA_OK && i < p->o->n_datasets; i++) {
     const char *d = p->o->datasets[i];
-    char *real = real_dir(d);
+    char *real = real_dir(p, d);
     bool seen = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
     for (size_t k = 1; real != NULL && !seen && k < p->plan->n_datasets; k++) {
-      char *other = real_dir(p->plan->datasets[k].dir);
+      char *other = real_dir(p, p->plan->datasets[k].dir);
       seen = other != NULL && strcmp(other, real) == 0;
       free(other);
     }
@@ -463,7 +453,7 @@ static lfa_status find_datasets(planner *p, lfa_error *err) {
   char tree[LFA_PATH_BYTES_MAX];
   lfa_status st = add_dataset(p, p->dir, LFA_CLEANUP_SELF, err);
   if (st == LFA_OK) st = lfa_fs_join(tree, sizeof tree, p->dir, "tree", err);
-  if (st == LFA_OK && lfa_fs_is_dir(tree)) st = walk_branches(p, tree, 0, err);
+  if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, tree)) st = walk_branches(p, tree, 0, err);
   if (st == LFA_OK) st = add_given(p, err);
   if (st == LFA_OK && (p->source_checked = calloc(p->plan->n_datasets, sizeof *p->source_checked)) == NULL)
     st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
@@ -517,9 +507,9 @@ static void reached_by_kept(planner *p, const visit *v, size_t i) {
  * nothing [FA-CLEAN-6]. Says so when a kept version's object is missing
  * [FA-CLEAN-9] and `missing_matters`. */
 static void reach(planner *p, const visit *v, const char *path, const char *rel, bool missing_matters) {
-  struct stat s;
+  lfa_fs_stat s;
   if (followed_before(p, path, v)) return;
-  if (stat(path, &s) != 0 || !S_ISREG(s.st_mode)) {
+  if (lfa_fs_stat_in(p->fs, path, 1, &s, NULL) != LFA_OK || s.kind != LFA_FS_FILE) {
     /* [FA-CLEAN-3] which file was meant is unknown (a base that moved, a
      * dataset mounted elsewhere): it may be one of ours under another name */
     if (missing_matters && v->kind == VISIT_KEPT) {
@@ -531,7 +521,7 @@ static void reach(planner *p, const visit *v, const char *path, const char *rel,
   }
   remember(p, path, v);
   size_t first, count;
-  find_identity(&first, &count, p, (uint64_t)s.st_dev, (uint64_t)s.st_ino);
+  find_identity(&first, &count, p, s.dev, s.ino);
   for (size_t k = first; k < first + count; k++) {
     size_t i = p->by_identity[k].index;
     lfa_cleanup_object *o = &p->plan->objects[i];
@@ -555,7 +545,7 @@ static lfa_status resolve(char *path, const visit *v, const Manifest *m, lfa_anc
     const char *base = m->base_paths[i]->path;
     if (m->base_paths[i]->id != a.base_id) continue;
     if (strncmp(base, "file://", 7) == 0) base += 7;
-    if (base[0] != '/')
+    if (base[0] != '/' && strncmp(base, "s3://", 5) != 0)
       return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-3", "base path %u ('%s') is relative: where it leads is unknown",
                       (unsigned)a.base_id, m->base_paths[i]->path);
   }
@@ -577,7 +567,7 @@ static void visit_root(planner *p, const visit *v, const Manifest *m, const Assi
   lfa_root *root = NULL;
   /* the one object loader, on the file system cleanup deletes from: the
    * size is checked [FA-STORE-5], and the run's cache lends what it holds */
-  lfa_objects at = {lfa_fs_posix(), p->o->cache};
+  lfa_objects at = {p->fs, p->o->cache};
   if (lfa_object_load_root(&root, NULL, at, path, rf, &e) != LFA_OK) {
     unreadable(p, v, rf->path, &e);
     return;
@@ -619,13 +609,15 @@ static bool same_root_as_before(const Manifest *prev, const Manifest *m, size_t 
   return same_file_ref(prev->field_assignment_states[i]->root, m->field_assignment_states[i]->root);
 }
 
-static lfa_status read_manifest(lfa_manifest_file *out, const char *ddir, const char *name, lfa_error *err) {
+static lfa_status read_manifest(lfa_manifest_file *out, const planner *p, const char *ddir, const char *name,
+                                lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
+  uint64_t unread = 0;
   memset(out, 0, sizeof *out);
   snprintf(rel, sizeof rel, "_versions/%s", name);
   lfa_status st = lfa_fs_join(path, sizeof path, ddir, rel, err);
-  if (st == LFA_OK) st = lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, p->fs, path, NULL, err);
   if (st == LFA_OK) st = lfa_manifest_file_decode(out, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   return st;
@@ -635,8 +627,8 @@ static lfa_status read_manifest(lfa_manifest_file *out, const char *ddir, const 
 
 /* The Clone operation of a version, from its inline transaction or its
  * `_transactions/` file; NULL when it has none or it cannot be read. */
-static const Lance__Table__Transaction__Clone *clone_of(Lance__Table__Transaction **owned, const lfa_manifest_file *mf,
-                                                        const char *ddir) {
+static const Lance__Table__Transaction__Clone *clone_of(Lance__Table__Transaction **owned, const planner *p,
+                                                        const lfa_manifest_file *mf, const char *ddir) {
   const Lance__Table__Transaction *t = mf->transaction;
   *owned = NULL;
   const char *file = mf->manifest->transaction_file;
@@ -645,7 +637,7 @@ static const Lance__Table__Transaction__Clone *clone_of(Lance__Table__Transactio
     lfa_buf bytes = {0};
     lfa_anchor here = {false, 0}; /* [FA-STORE-9] the name stays inside `_transactions/` */
     if (lfa_path_resolve(path, sizeof path, ddir, mf->manifest, here, false, "_transactions", file, NULL) == LFA_OK &&
-        lfa_fs_read(&bytes, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
+        lfa_fs_read_in(&bytes, p->fs, path, LFA_TRANSACTION_BYTES_MAX, NULL) == LFA_OK &&
         lfa_transaction_decode(owned, bytes.data, bytes.len, NULL) == LFA_OK)
       t = *owned;
     lfa_buf_free(&bytes);
@@ -681,8 +673,8 @@ static void find_source(planner *p, const visit *v, const lfa_manifest_file *mf,
   lfa_cleanup_dataset *d = &p->plan->datasets[v->dataset];
   if (d->has_source_version) return;
   Lance__Table__Transaction *owned = NULL;
-  const Lance__Table__Transaction__Clone *c = clone_of(&owned, mf, v->ddir);
-  char *real = c != NULL && c->is_shallow && c->ref_path != NULL ? real_dir(c->ref_path) : NULL;
+  const Lance__Table__Transaction__Clone *c = clone_of(&owned, p, mf, v->ddir);
+  char *real = c != NULL && c->is_shallow && c->ref_path != NULL ? real_dir(p, c->ref_path) : NULL;
   bool ours = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
   free(real);
   if (ours) d->has_source_version = true, d->source_version = c->ref_version;
@@ -704,7 +696,7 @@ static void find_source(planner *p, const visit *v, const lfa_manifest_file *mf,
 static void visit_version(planner *p, const visit *v, lfa_manifest_file *prev, const lfa_version_list *own) {
   lfa_manifest_file mf;
   lfa_error e = {0};
-  if (read_manifest(&mf, v->ddir, v->name, &e) != LFA_OK) {
+  if (read_manifest(&mf, p, v->ddir, v->name, &e) != LFA_OK) {
     unreadable(p, v, "its manifest", &e);
     return;
   }
@@ -734,10 +726,24 @@ static void visit_unlisted(planner *p, size_t d, const char *ddir, const lfa_nam
   }
 }
 
+/* Which versions a pass over this dataset visits: kept ones, or removed. */
+typedef struct pass {
+  const planner *p;
+  visit_kind kind;
+} pass;
+
+static bool in_pass(const void *arg, size_t i) {
+  const pass *x = arg;
+  return (x->p->plan->versions[i].keep == LFA_CLEANUP_REMOVED) == (x->kind == VISIT_REMOVED);
+}
+
 /* This dataset's kept versions, or its removed ones. */
 static void visit_self(planner *p, const lfa_version_list *l, const lfa_names *names, visit_kind kind) {
   lfa_manifest_file prev = {0};
+  pass x = {p, kind};
   for (size_t i = 0; i < l->count; i++) {
+    if (i % LFA_MANIFEST_PREFETCH_BATCH == 0) /* fetched ahead, on an object store several at a time */
+      lfa_dataset_prefetch_manifests(p->fs, p->dir, l, i, LFA_MANIFEST_PREFETCH_BATCH, in_pass, &x);
     if ((p->plan->versions[i].keep == LFA_CLEANUP_REMOVED) != (kind == VISIT_REMOVED)) continue;
     visit v = {0, p->dir, l->entries[i].name, true, l->entries[i].version, kind};
     visit_version(p, &v, &prev, l);
@@ -753,7 +759,7 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
   lfa_names names;
   lfa_error e = {0};
   const char *ddir = p->plan->datasets[d].dir;
-  if (lfa_dataset_versions(&l, &names, ddir, &e) != LFA_OK) {
+  if (lfa_dataset_versions_fs(&l, &names, p->fs, ddir, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     visit at = {d, ddir, NULL, false, 0, VISIT_KEPT};
     p->plan->blocked = true;
@@ -764,6 +770,8 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
   p->plan->datasets[d].n_versions = l.count;
   lfa_manifest_file prev = {0};
   for (size_t i = 0; i < l.count; i++) {
+    if (i % LFA_MANIFEST_PREFETCH_BATCH == 0)
+      lfa_dataset_prefetch_manifests(p->fs, ddir, &l, i, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
     visit v = {d, ddir, l.entries[i].name, true, l.entries[i].version, VISIT_KEPT};
     visit_version(p, &v, &prev, own);
   }
@@ -807,7 +815,7 @@ static void decide_objects(lfa_cleanup_plan *pl) {
  * `_versions/`: a link in its place leads to another dataset's versions. */
 static void check_versions_dir(planner *p) {
   char path[LFA_PATH_BYTES_MAX];
-  if (lfa_fs_join(path, sizeof path, p->dir, "_versions", NULL) == LFA_OK && is_real_dir(path)) return;
+  if (lfa_fs_join(path, sizeof path, p->dir, "_versions", NULL) == LFA_OK && is_real_dir(p, path)) return;
   p->plan->blocked = true;
   note(p, "FA-CLEAN-6", LFA_CLEANUP_ERROR, NULL,
        "_versions is not a directory of this dataset (a symbolic link?): nothing is deleted through it");
@@ -817,7 +825,7 @@ static lfa_status find_objects(planner *p, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_status st = lfa_fs_join(path, sizeof path, p->dir, "_field_assignments", err);
   /* a link in place of the directory leads elsewhere: nothing there is this dataset's */
-  if (st == LFA_OK && is_real_dir(path)) st = walk_objects(p, "_field_assignments", 0, err);
+  if (st == LFA_OK && is_real_dir(p, path)) st = walk_objects(p, "_field_assignments", 0, err);
   if (st == LFA_OK) st = index_objects(p, err);
   return st;
 }
@@ -835,13 +843,13 @@ static void planner_free(planner *p) {
 lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const lfa_cleanup_options *options,
                                  lfa_error *err) {
   memset(out, 0, sizeof *out);
-  planner p = {.dir = dir, .o = options, .plan = out};
+  planner p = {.dir = dir, .fs = options->fs != NULL ? options->fs : lfa_fs_posix(), .o = options, .plan = out};
   lfa_version_list l = {0};
   lfa_names names = {0};
-  out->now = options->now, out->grace_seconds = options->grace_seconds;
+  out->now = options->now, out->grace_seconds = options->grace_seconds, out->fs = p.fs;
   lfa_status st = (out->dir = strdup(dir)) == NULL ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
-  if (st == LFA_OK) st = lfa_dataset_versions(&l, &names, dir, err);
-  p.self_real = real_dir(dir);
+  if (st == LFA_OK) st = lfa_dataset_versions_fs(&l, &names, p.fs, dir, err);
+  p.self_real = real_dir(&p, dir);
   if (st == LFA_OK) st = read_tags(&p, err);
   if (st == LFA_OK) st = decide_versions(&p, &l, err);
   if (st == LFA_OK) check_versions_dir(&p);
@@ -910,61 +918,11 @@ const char *lfa_cleanup_level_name(lfa_cleanup_level level) {
 
 /* ---- execution -------------------------------------------------------------------------------- */
 
-/* How an unlink beneath the dataset directory ended. */
-typedef enum unlinked { UNLINKED, GONE, CHANGED, FAILED } unlinked;
-
-static unlinked by_errno(int e) {
-  if (e == ENOENT) return GONE;
-  return e == ELOOP || e == ENOTDIR ? CHANGED : FAILED; /* a link or a file where a directory was */
-}
-
-/* Opens the directories of `rel` under `dir` one at a time, none through a
- * link [FA-CLEAN-6]; *last is the file name left. -1 with errno set. */
-static int open_parent(const char *dir, char *rel, char **last) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  char *seg = rel;
-  for (char *slash; fd >= 0 && (slash = strchr(seg, '/')) != NULL; seg = slash + 1) {
-    *slash = '\0';
-    int next = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int e = errno;
-    close(fd);
-    fd = next, errno = e;
-  }
-  *last = seg;
-  return fd;
-}
-
-/* Unlinks dir/rel while it is a regular file, and (when `want` is given)
- * the very file planned: same device and inode. *size: its bytes. */
-static unlinked unlink_beneath(uint64_t *size, const char *dir, const char *rel, const lfa_cleanup_object *want) {
-  char buf[LFA_PATH_BYTES_MAX], *name;
-  struct stat s;
-  if (strlen(rel) >= sizeof buf) return errno = ENAMETOOLONG, FAILED;
-  memcpy(buf, rel, strlen(rel) + 1);
-  int fd = open_parent(dir, buf, &name);
-  if (fd < 0) return by_errno(errno);
-  unlinked r = UNLINKED;
-  if (fstatat(fd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) r = by_errno(errno);
-  else if (!S_ISREG(s.st_mode) || (want && ((uint64_t)s.st_dev != want->dev || (uint64_t)s.st_ino != want->ino)))
-    r = CHANGED;
-  else if (unlinkat(fd, name, 0) != 0) r = by_errno(errno);
-  int e = errno;
-  close(fd);
-  errno = e;
-  *size = r == UNLINKED ? (uint64_t)s.st_size : 0;
-  return r;
-}
-
-/* Counts one outcome; a failure names the file (and its version). */
-static lfa_status count_outcome(lfa_cleanup_done *out, size_t *deleted, unlinked r, uint64_t size, const char *file,
-                                uint64_t version, lfa_error *err) {
-  if (r == UNLINKED) ++*deleted, out->bytes_deleted += size;
-  else if (r == GONE) out->already_gone++;
-  else if (r == CHANGED) out->changed++;
-  else if (version > 0)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "version %" PRIu64 ": %s: %s", version, file, strerror(errno));
-  else return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", file, strerror(errno));
-  return LFA_OK;
+/* Counts one outcome. */
+static void count_outcome(lfa_cleanup_done *out, size_t *deleted, lfa_fs_removed r, uint64_t size) {
+  if (r == LFA_FS_REMOVED) ++*deleted, out->bytes_deleted += size;
+  else if (r == LFA_FS_GONE) out->already_gone++;
+  else out->changed++;
 }
 
 /* True when `_versions/` lists a version past the plan's newest: a commit
@@ -973,7 +931,7 @@ static lfa_status count_outcome(lfa_cleanup_done *out, size_t *deleted, unlinked
 static bool committed_since(const lfa_cleanup_plan *pl) {
   lfa_version_list l;
   lfa_names names;
-  if (lfa_dataset_versions(&l, &names, pl->dir, NULL) != LFA_OK) return true;
+  if (lfa_dataset_versions_fs(&l, &names, pl->fs, pl->dir, NULL) != LFA_OK) return true;
   bool newer = pl->n_versions == 0 || l.count == 0 ||
                l.entries[l.count - 1].version != pl->versions[pl->n_versions - 1].version;
   lfa_version_list_free(&l);
@@ -985,22 +943,36 @@ lfa_status lfa_cleanup_execute(lfa_cleanup_done *out, const lfa_cleanup_plan *pl
   memset(out, 0, sizeof *out);
   lfa_status st = LFA_OK;
   uint64_t size = 0;
+  lfa_fs_removed r = LFA_FS_GONE;
   if (pl->blocked) return LFA_OK; /* [FA-CLEAN-3] */
   /* manifests first: a version still listed never loses an object it references [FA-CLEAN-9] */
   for (size_t i = 0; st == LFA_OK && i < pl->n_versions; i++) {
     const lfa_cleanup_version *v = &pl->versions[i];
     if (v->keep != LFA_CLEANUP_REMOVED) continue;
-    unlinked r = unlink_beneath(&size, pl->dir, v->file, NULL);
-    st = count_outcome(out, &out->manifests_deleted, r, 0, v->file, v->version, err);
+    st = lfa_fs_remove_beneath_in(pl->fs, &r, &size, pl->dir, v->file, NULL, err);
+    if (st == LFA_OK) count_outcome(out, &out->manifests_deleted, r, 0);
+    else lfa_error_prefix(err, "version %" PRIu64, v->version);
   }
   bool any = false;
   for (size_t i = 0; i < pl->n_objects; i++) any |= lfa_cleanup_deletes(pl->objects[i].verdict);
-  if (st == LFA_OK && any && committed_since(pl)) out->new_versions = true;
-  for (size_t i = 0; st == LFA_OK && !out->new_versions && i < pl->n_objects; i++) {
+  /* [FA-CLEAN-11] no object is deleted once a version was committed after
+   * the plan: checked before the first deletion and again every
+   * LFA_CLEANUP_RECHECK_EVERY deletions, so a writer that commits during a
+   * long run stops it there */
+  size_t since_check = LFA_CLEANUP_RECHECK_EVERY;
+  for (size_t i = 0; st == LFA_OK && any && !out->new_versions && i < pl->n_objects; i++) {
     const lfa_cleanup_object *o = &pl->objects[i];
     if (!lfa_cleanup_deletes(o->verdict)) continue;
-    unlinked r = unlink_beneath(&size, pl->dir, o->path, o);
-    st = count_outcome(out, &out->objects_deleted, r, size, o->path, 0, err);
+    if (since_check++ >= LFA_CLEANUP_RECHECK_EVERY) {
+      since_check = 1;
+      if (committed_since(pl)) {
+        out->new_versions = true;
+        break;
+      }
+    }
+    lfa_fs_stat expect = {LFA_FS_FILE, o->size, o->mtime, o->dev, o->ino, o->tag};
+    st = lfa_fs_remove_beneath_in(pl->fs, &r, &size, pl->dir, o->path, &expect, err);
+    if (st == LFA_OK) count_outcome(out, &out->objects_deleted, r, size);
   }
   return st;
 }

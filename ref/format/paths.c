@@ -2,6 +2,7 @@
  * FA-STORE-6 (see lfa/paths.h). */
 #include "lfa/paths.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static bool stays_inside(const char *rel) {
   }
 }
 
-static lfa_status base_dir(const char **out, const Lance__Table__Manifest *m, lfa_anchor a,
+static lfa_status base_dir(const char **out, const char *dataset_dir, const Lance__Table__Manifest *m, lfa_anchor a,
                            bool need_dataset_root, lfa_error *err) {
   const Lance__Table__BasePath *b = find_base(m, a.base_id);
   if (b == NULL)
@@ -38,9 +39,17 @@ static lfa_status base_dir(const char **out, const Lance__Table__Manifest *m, lf
                     (unsigned)a.base_id, b->path);
   const char *p = b->path;
   if (strncmp(p, "file://", 7) == 0) p += 7;
-  if (strstr(p, "://") != NULL)
+  bool remote_base = strncmp(p, "s3://", 5) == 0, remote_dataset = strncmp(dataset_dir, "s3://", 5) == 0;
+  /* a base is read where the dataset is: on the local file system, or on
+   * the object store (the same client: s3:// URLs of any bucket there) */
+  if (remote_dataset && !remote_base)
+    return lfa_fail(err, LFA_ERR_IO, NULL, "base path %u ('%s') is not on the object store the dataset is on",
+                    (unsigned)a.base_id, b->path);
+  if (!remote_dataset && strstr(p, "://") != NULL)
     return lfa_fail(err, LFA_ERR_IO, NULL, "base path %u ('%s') is not on the local file system",
                     (unsigned)a.base_id, b->path);
+  if (remote_base && strstr(p + 5, "://") != NULL)
+    return lfa_fail(err, LFA_ERR_IO, NULL, "base path %u ('%s') is not an s3:// URL", (unsigned)a.base_id, b->path);
   *out = p;
   return LFA_OK;
 }
@@ -54,7 +63,7 @@ lfa_status lfa_path_resolve(char *out, size_t cap, const char *dataset_dir,
                     rel ? rel : "");
   const char *root = dataset_dir;
   if (anchor.has_base_id) {
-    lfa_status st = base_dir(&root, manifest, anchor, need_dataset_root, err);
+    lfa_status st = base_dir(&root, dataset_dir, manifest, anchor, need_dataset_root, err);
     if (st != LFA_OK) return st;
   }
   int n = snprintf(out, cap, "%s/%s%s%s", root, subdir, subdir[0] ? "/" : "", rel);

@@ -12,6 +12,7 @@
 #include "lfa/deletion.h"
 #include "lfa/limits.h"
 #include "lfa/paths.h"
+#include "lfa/pb.h"
 #include "lfa/search.h"
 #include "lfa/transaction.h"
 
@@ -39,12 +40,99 @@ lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, cons
 
 /* ---- manifest and transaction --------------------------------------------- */
 
+enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4 };
+
+/* Reads [from, to) of the file into out->data + from, checking that the
+ * file is still `size` bytes long. */
+static lfa_status fetch_range(lfa_buf *out, const lfa_fs *fs, const char *path, uint64_t size, uint64_t from,
+                              uint64_t to, lfa_error *err) {
+  if (from >= to) return LFA_OK;
+  lfa_buf part = {0};
+  uint64_t total = 0;
+  lfa_status st = lfa_fs_read_range_in(&part, fs, path, from, (size_t)(to - from), &total, err);
+  if (st == LFA_OK && (total != size || part.len != to - from))
+    st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: changed while it was read (%" PRIu64 " bytes, then %" PRIu64 ")", path,
+                  size, total);
+  if (st == LFA_OK) memcpy(out->data + from, part.data, part.len);
+  lfa_buf_free(&part);
+  return st;
+}
+
+/* Where the manifest the footer of out[0 .. size) points at begins; false
+ * when the footer is not Lance's (the caller then reads the whole file). */
+static bool footer_points_at(uint64_t *manifest_at, const lfa_buf *out, uint64_t size) {
+  const uint8_t *footer = out->data + size - FOOTER_BYTES;
+  if (memcmp(footer + 12, "LANC", 4) != 0) return false;
+  uint64_t pos = lfa_load_u64le(footer);
+  if (pos > size - FOOTER_BYTES || size - FOOTER_BYTES - pos < PREFIX_BYTES) return false;
+  *manifest_at = pos;
+  return true;
+}
+
+lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs *fs, const char *path,
+                              const char *rule, lfa_error *err) {
+  uint64_t size = 0, pos = 0;
+  memset(out, 0, sizeof *out);
+  *unread_below = 0;
+  if (!lfa_fs_size_in(fs, path, &size) || size <= LFA_MANIFEST_TAIL_BYTES || size > LFA_MANIFEST_FILE_BYTES_MAX)
+    return lfa_fs_read_expected(out, fs, path, LFA_MANIFEST_FILE_BYTES_MAX, rule, err); /* whole, or its failure */
+  uint8_t *all = NULL;
+  lfa_status st = lfa_buf_extend(out, (size_t)size, &all, err);
+  if (st != LFA_OK) return st;
+  memset(all, 0, (size_t)size);
+  uint64_t have = size - LFA_MANIFEST_TAIL_BYTES; /* [have, size) is read */
+  st = fetch_range(out, fs, path, size, have, size, err);
+  bool framed = st == LFA_OK && footer_points_at(&pos, out, size);
+  if (st == LFA_OK && framed && pos < have) st = fetch_range(out, fs, path, size, pos, have, err), have = pos;
+  uint64_t lo = have;
+  if (st == LFA_OK && framed) { /* the sections the manifest names lie below it */
+    Lance__Table__Manifest *m = NULL;
+    uint32_t n = lfa_load_u32le(out->data + pos);
+    if (n == size - FOOTER_BYTES - pos - PREFIX_BYTES &&
+        lfa_pb_unpack((ProtobufCMessage **)&m, &lance__table__manifest__descriptor, out->data + pos + PREFIX_BYTES, n,
+                      "manifest", NULL) == LFA_OK) {
+      lo = pos;
+      if (m->_index_section_case == LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION && m->index_section < lo)
+        lo = m->index_section;
+      if (m->_transaction_section_case == LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION &&
+          m->transaction_section < lo)
+        lo = m->transaction_section;
+    } else {
+      lo = 0; /* cannot tell what it points at: all of it */
+    }
+    lfa_pb_free(m);
+  } else if (st == LFA_OK) {
+    lo = 0;
+  }
+  if (st == LFA_OK && lo < have) st = fetch_range(out, fs, path, size, lo, have, err);
+  if (st != LFA_OK) lfa_buf_free(out);
+  else *unread_below = lo;
+  return st;
+}
+
+void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa_version_list *list, size_t first,
+                                    size_t n, bool (*want)(const void *arg, size_t i), const void *arg) {
+  char *paths[LFA_MANIFEST_PREFETCH_BATCH] = {0};
+  size_t k = 0;
+  if (fs == NULL || fs->ops->prefetch == NULL) return;
+  for (size_t i = first; i < list->count && i < first + n && k < LFA_MANIFEST_PREFETCH_BATCH; i++) {
+    char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
+    if (want != NULL && !want(arg, i)) continue;
+    snprintf(rel, sizeof rel, "_versions/%s", list->entries[i].name);
+    if (lfa_fs_join(path, sizeof path, dir, rel, NULL) != LFA_OK) continue;
+    if ((paths[k] = malloc(strlen(path) + 1)) != NULL) strcpy(paths[k++], path);
+  }
+  lfa_fs_prefetch_in(fs, (const char *const *)paths, k);
+  while (k > 0) free(paths[--k]);
+}
+
 static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_version_entry *e, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
+  uint64_t unread = 0;
   snprintf(rel, sizeof rel, "_versions/%s", e->name);
   lfa_status st = lfa_fs_join(path, sizeof path, dir, rel, err);
-  if (st == LFA_OK) st = lfa_fs_read_in(&bytes, s->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, s->fs, path, NULL, err);
   if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
@@ -326,6 +414,30 @@ static lfa_status load_entry(lfa_fragment_assignment *out, lfa_snapshot *s, cons
   return st;
 }
 
+/* Tells the file system which partial bitmaps the root's entries are about
+ * to read (those the cache does not hold): an object store fetches them
+ * several at a time (lfa_fs_ops.prefetch), instead of one after another. */
+static void prefetch_partials(const lfa_snapshot *s, const char *dir, const lfa_root *root, lfa_anchor root_anchor) {
+  enum { BATCH = 256 };
+  char *paths[BATCH];
+  size_t n = 0;
+  if (s->fs->ops->prefetch == NULL) return;
+  for (size_t i = 0; i <= root->n_fragments; i++) {
+    if (n == BATCH || (i == root->n_fragments && n > 0)) {
+      lfa_fs_prefetch_in(s->fs, (const char *const *)paths, n);
+      while (n > 0) free(paths[--n]);
+    }
+    if (i == root->n_fragments) break;
+    const lfa_root_entry *e = root->fragments[i];
+    if (e->state_case == LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_ALL_ASSIGNED) continue;
+    lfa_anchor a = e->partial->has_base_id ? (lfa_anchor){true, e->partial->base_id} : root_anchor;
+    char path[LFA_PATH_BYTES_MAX];
+    if (resolve_object(path, sizeof path, s, dir, e->partial, a, NULL) != LFA_OK) continue;
+    if (lfa_object_cached(s->cache, LFA_OBJECT_BITMAP, path, e->partial)) continue;
+    if ((paths[n] = malloc(strlen(path) + 1)) != NULL) strcpy(paths[n++], path);
+  }
+}
+
 static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__FieldAssignmentFile *rf = t->root_file;
   lfa_anchor anchor = {rf->has_base_id, rf->base_id};
@@ -339,6 +451,7 @@ static lfa_status load_field(lfa_tracked_field *t, lfa_snapshot *s, const char *
     if (t->fragments == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot allocate root entries");
     else t->count = t->root->n_fragments; /* zeroed entries free cleanly on failure */
   }
+  if (st == LFA_OK) prefetch_partials(s, dir, t->root, anchor);
   for (size_t i = 0; st == LFA_OK && i < t->count; i++) {
     st = load_entry(&t->fragments[i], s, dir, t->root->fragments[i], anchor, err);
     if (st != LFA_OK) {

@@ -188,6 +188,109 @@ static lfa_status posix_make_dir(const char *path, lfa_error *err) {
   return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(e));
 }
 
+/* Bytes [offset, offset + len) of a regular file (fewer at its end). */
+static lfa_status posix_read_range(lfa_buf *out, const char *path, uint64_t offset, size_t len, uint64_t *total,
+                                   lfa_error *err) {
+  memset(out, 0, sizeof *out);
+  struct stat st;
+  int fd = open_regular(path, &st, err);
+  if (fd < 0) return LFA_ERR_IO;
+  *total = (uint64_t)st.st_size;
+  lfa_status rc = LFA_OK;
+  if (offset > *total)
+    rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: byte %llu is past its end (%llu bytes)", path, (unsigned long long)offset,
+                  (unsigned long long)*total);
+  size_t want = rc == LFA_OK && *total - offset < len ? (size_t)(*total - offset) : len;
+  uint8_t *tail = NULL;
+  if (rc == LFA_OK) rc = lfa_buf_extend(out, want, &tail, err);
+  size_t got = 0;
+  while (rc == LFA_OK && got < want) {
+    ssize_t n = pread(fd, tail + got, want - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+    else if (n == 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read (the file shrank while read)", path);
+    else got += (size_t)n;
+  }
+  close(fd);
+  if (rc != LFA_OK) lfa_buf_free(out);
+  return rc;
+}
+
+static lfa_fs_kind kind_from_mode(mode_t m) {
+  if (S_ISREG(m)) return LFA_FS_FILE;
+  if (S_ISDIR(m)) return LFA_FS_DIR;
+  if (S_ISLNK(m)) return LFA_FS_LINK;
+  return LFA_FS_OTHER;
+}
+
+static lfa_status posix_stat(const char *path, int follow, lfa_fs_stat *out, lfa_error *err) {
+  struct stat s;
+  memset(out, 0, sizeof *out);
+  if ((follow ? stat(path, &s) : lstat(path, &s)) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return LFA_OK; /* nothing (or a link loop) there */
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  }
+  *out = (lfa_fs_stat){kind_from_mode(s.st_mode), (uint64_t)s.st_size, (int64_t)s.st_mtime, (uint64_t)s.st_dev,
+                       (uint64_t)s.st_ino, 0};
+  return LFA_OK;
+}
+
+/* Opens the directories of `rel` under `dir` one at a time, none through a
+ * link [FA-CLEAN-6]; *last is the file name left. -1 with errno set. */
+static int open_parent(const char *dir, char *rel, char **last) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *seg = rel;
+  for (char *slash; fd >= 0 && (slash = strchr(seg, '/')) != NULL; seg = slash + 1) {
+    *slash = '\0';
+    int next = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    fd = next, errno = e;
+  }
+  *last = seg;
+  return fd;
+}
+
+/* What an errno of the walk or the unlink means: nothing there, something
+ * else there (a link or a file where a directory was), or a failure. */
+static int removed_by_errno(lfa_fs_removed *outcome, int e) {
+  if (e == ENOENT) return *outcome = LFA_FS_GONE, 1;
+  if (e == ELOOP || e == ENOTDIR) return *outcome = LFA_FS_CHANGED, 1;
+  return 0;
+}
+
+/* Unlinks dir/rel while it is a regular file, and (when `expect` is given)
+ * the very file planned: same device and inode. */
+static lfa_status posix_remove_beneath(lfa_fs_removed *outcome, uint64_t *size, const char *dir, const char *rel,
+                                       const lfa_fs_stat *expect, lfa_error *err) {
+  char buf[LFA_PATH_BYTES_MAX], *name;
+  struct stat s;
+  *size = 0;
+  if (strlen(rel) >= sizeof buf) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", rel, strerror(ENAMETOOLONG));
+  memcpy(buf, rel, strlen(rel) + 1);
+  int fd = open_parent(dir, buf, &name);
+  if (fd < 0) {
+    int e = errno;
+    return removed_by_errno(outcome, e) ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", rel, strerror(e));
+  }
+  lfa_status rc = LFA_OK;
+  *outcome = LFA_FS_REMOVED;
+  if (fstatat(fd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) {
+    int e = errno;
+    if (!removed_by_errno(outcome, e)) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", rel, strerror(e));
+  } else if (!S_ISREG(s.st_mode) ||
+             (expect && ((uint64_t)s.st_dev != expect->dev || (uint64_t)s.st_ino != expect->ino))) {
+    *outcome = LFA_FS_CHANGED;
+  } else if (unlinkat(fd, name, 0) != 0) {
+    int e = errno;
+    if (!removed_by_errno(outcome, e)) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", rel, strerror(e));
+  } else {
+    *size = (uint64_t)s.st_size;
+  }
+  close(fd);
+  return rc;
+}
+
 /* ---- the POSIX table and the dispatching calls ---------------------------------------- */
 
 static lfa_status op_read(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
@@ -210,7 +313,35 @@ static lfa_status op_make_dir(void *ctx, const char *path, lfa_error *err) {
   return posix_make_dir(path, err);
 }
 
-static const lfa_fs_ops POSIX_OPS = {op_read, op_size, op_exists, op_is_dir, op_list, op_write_new, op_make_dir};
+static lfa_status op_read_range(void *ctx, lfa_buf *out, const char *path, uint64_t offset, size_t len, uint64_t *total,
+                                lfa_error *err) {
+  (void)ctx;
+  return posix_read_range(out, path, offset, len, total, err);
+}
+static lfa_status op_stat(void *ctx, const char *path, int follow, lfa_fs_stat *out, lfa_error *err) {
+  (void)ctx;
+  return posix_stat(path, follow, out, err);
+}
+static lfa_status op_remove_beneath(void *ctx, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
+                                    const char *rel, const lfa_fs_stat *expect, lfa_error *err) {
+  (void)ctx;
+  return posix_remove_beneath(outcome, size, dir, rel, expect, err);
+}
+static lfa_status op_publish_new(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                 lfa_error *err) {
+  (void)ctx;
+  return lfa_fs_publish_new(path, tmp, data, len, err);
+}
+static lfa_status op_replace_hint(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                  lfa_error *err) {
+  (void)ctx;
+  return lfa_fs_replace_hint(path, tmp, data, len, err);
+}
+
+static const lfa_fs_ops POSIX_OPS = {op_read,       op_size,        op_exists,         op_is_dir,
+                                     op_list,       op_write_new,   op_make_dir,       op_read_range,
+                                     op_stat,       op_remove_beneath, op_publish_new, op_replace_hint,
+                                     NULL,          LFA_FS_CAP_MTIME | LFA_FS_CAP_LOCAL};
 static const lfa_fs POSIX = {&POSIX_OPS, NULL}; /* constant: the POSIX file system keeps no state */
 
 const lfa_fs *lfa_fs_posix(void) { return &POSIX; }
@@ -259,6 +390,42 @@ lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err
   fs = or_posix(fs);
   return fs->ops->make_dir(fs->ctx, path, err);
 }
+
+lfa_status lfa_fs_read_range_in(lfa_buf *out, const lfa_fs *fs, const char *path, uint64_t offset, size_t len,
+                                uint64_t *total, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->read_range(fs->ctx, out, path, offset, len, total, err);
+}
+
+lfa_status lfa_fs_stat_in(const lfa_fs *fs, const char *path, int follow, lfa_fs_stat *out, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->stat(fs->ctx, path, follow, out, err);
+}
+
+lfa_status lfa_fs_remove_beneath_in(const lfa_fs *fs, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
+                                    const char *rel, const lfa_fs_stat *expect, lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->remove_beneath(fs->ctx, outcome, size, dir, rel, expect, err);
+}
+
+lfa_status lfa_fs_publish_new_in(const lfa_fs *fs, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                 lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->publish_new(fs->ctx, path, tmp, data, len, err);
+}
+
+lfa_status lfa_fs_replace_hint_in(const lfa_fs *fs, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                  lfa_error *err) {
+  fs = or_posix(fs);
+  return fs->ops->replace_hint(fs->ctx, path, tmp, data, len, err);
+}
+
+void lfa_fs_prefetch_in(const lfa_fs *fs, const char *const *paths, size_t n) {
+  fs = or_posix(fs);
+  if (fs->ops->prefetch != NULL && n > 0) fs->ops->prefetch(fs->ctx, paths, n);
+}
+
+unsigned lfa_fs_caps(const lfa_fs *fs) { return or_posix(fs)->ops->caps; }
 
 lfa_status lfa_fs_join(char *out, size_t cap, const char *a, const char *b, lfa_error *err) {
   size_t la = strlen(a), lb = strlen(b);

@@ -143,6 +143,12 @@ static void *borrow(lfa_object_cache *c, const key *k) {
   return e->object;
 }
 
+bool lfa_object_cached(const lfa_object_cache *c, lfa_object_kind kind, const char *path,
+                       const Lance__Table__FieldAssignmentFile *f) {
+  key k = {kind, path, f->size_bytes};
+  return c != NULL && lfa_hash_find(&c->by_key, key_hash(&k), same_key, &k) != NULL;
+}
+
 /* What an object decoded from `encoded` bytes holds. */
 static uint64_t object_bytes(lfa_object_kind kind, const void *object, size_t encoded) {
   return kind == LFA_OBJECT_ROOT ? root_bytes(object, encoded) : bitmap_bytes(object);
@@ -202,15 +208,20 @@ static void say_decoded(bool *decoded, bool value) {
   if (decoded != NULL) *decoded = value;
 }
 
+/* One read (one GET on an object store); the size is asked only when the
+ * read fails, so that a size already contradicting size_bytes is an
+ * FA-STORE-5 error before any limit is [FA-VERIFY-6]. */
 lfa_status lfa_object_read(lfa_buf *out, const lfa_fs *fs, const char *path, const Lance__Table__FieldAssignmentFile *f,
                            lfa_error *err) {
   uint64_t size = 0;
   memset(out, 0, sizeof *out);
-  lfa_status st = LFA_OK;
-  if (lfa_fs_size_in(fs, path, &size) && size != f->size_bytes)
+  lfa_error e = {0};
+  lfa_status st = lfa_fs_read_expected(out, fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, "FA-STORE-5", &e);
+  if (st != LFA_OK && lfa_fs_size_in(fs, path, &size) && size != f->size_bytes)
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %" PRIu64 " bytes, size_bytes says %" PRIu64, size,
                   f->size_bytes);
-  if (st == LFA_OK) st = lfa_fs_read_expected(out, fs, path, LFA_ASSIGNMENT_OBJECT_BYTES_MAX, "FA-STORE-5", err);
+  else if (st != LFA_OK && err != NULL)
+    *err = e;
   if (st == LFA_OK && out->len != f->size_bytes) {
     st = lfa_fail(err, LFA_ERR_RULE, "FA-STORE-5", "has %zu bytes, size_bytes says %" PRIu64, out->len,
                   f->size_bytes);

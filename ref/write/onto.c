@@ -32,6 +32,7 @@ enum { REL_CAP = 192, HINT_BYTES_MAX = 4096 };
 
 /* Everything one attempt holds; onto_free releases it. */
 typedef struct onto {
+  const lfa_fs *fs; /* where the dataset is: its reads, its objects, its commit point */
   const char *dir;
   const lfa_onto_request *req;
   lfa_version_list list;
@@ -61,11 +62,11 @@ static void onto_free(onto *o) {
 /* ---- 1. the head, and what refuses it -------------------------------------------- */
 
 static lfa_status load_head(onto *o, lfa_error *err) {
-  lfa_status st = lfa_dataset_versions(&o->list, &o->names, o->dir, err);
+  lfa_status st = lfa_dataset_versions_fs(&o->list, &o->names, o->fs, o->dir, err);
   if (st == LFA_OK && o->list.count == 0) st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version", o->dir);
   if (st != LFA_OK) return st;
   const lfa_version_entry *e = &o->list.entries[o->list.count - 1];
-  st = lfa_snapshot_load(&o->snap, o->dir, e, err);
+  st = lfa_snapshot_load_fs(&o->snap, o->fs, o->dir, e, err);
   if (st == LFA_OK) st = lfa_table_from_snapshot(&o->head, &o->snap, err);
   if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;
@@ -260,7 +261,7 @@ static lfa_status descriptors(Lance__Table__FieldAssignmentState ***out, onto *o
       (*out)[s] = kept;
       continue;
     }
-    if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, NULL, o->dir, o->req->seed + o->head.version, err);
+    if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
     size_t t = lfa_snapshot_tracked(&o->snap, ns->field_id);
     lfa_prior_field prior = {&o->head, hs, t == SIZE_MAX ? NULL : o->snap.tracked[t].root};
     if (st == LFA_OK) st = lfa_writer_field_root(&roots[s], &o->arena, o->w, &o->n, s, prior.root && hs ? &prior : NULL, err);
@@ -279,7 +280,7 @@ static lfa_status write_rel(const onto *o, const char *rel, const lfa_buf *b, ui
   lfa_status st = b->len <= max ? LFA_OK
                                 : lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-3", "%s: %zu bytes is over the reader limit", rel, b->len);
   if (st == LFA_OK) st = lfa_fs_join(path, sizeof path, o->dir, rel, err);
-  return st == LFA_OK ? lfa_fs_write_new(path, b->data, b->len, err) : st;
+  return st == LFA_OK ? lfa_fs_write_new_in(o->fs, path, b->data, b->len, err) : st;
 }
 
 /* The version Lance's hint names, or 0 when it names none. */
@@ -302,11 +303,11 @@ static lfa_status move_hint(const onto *o, uint64_t version, const char *uuid, l
   snprintf(rel, sizeof rel, "_versions/.tmp_hint_%s", uuid);
   lfa_status st = lfa_fs_join(path, sizeof path, o->dir, "_versions/latest_version_hint.json", err);
   if (st == LFA_OK) st = lfa_fs_join(tmp, sizeof tmp, o->dir, rel, err);
-  if (st != LFA_OK || !lfa_fs_exists(path)) return st;
-  bool older = lfa_fs_read(&old, path, HINT_BYTES_MAX, NULL) != LFA_OK || hint_version(&old) < version;
+  if (st != LFA_OK || !lfa_fs_exists_in(o->fs, path)) return st;
+  bool older = lfa_fs_read_in(&old, o->fs, path, HINT_BYTES_MAX, NULL) != LFA_OK || hint_version(&old) < version;
   lfa_buf_free(&old);
   int len = snprintf(text, sizeof text, "{\"version\":%" PRIu64 "}", version);
-  return older ? lfa_fs_replace_hint(path, tmp, (const uint8_t *)text, (size_t)len, err) : LFA_OK;
+  return older ? lfa_fs_replace_hint_in(o->fs, path, tmp, (const uint8_t *)text, (size_t)len, err) : LFA_OK;
 }
 
 /* [FA-FLAG-1] [FA-FLAG-2] the marker in the writer word, and in the reader
@@ -333,7 +334,7 @@ static void mark(Lance__Table__Manifest *m, bool head_tracked, const lfa_onto_re
 static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, lfa_error *err) {
   char uuid[37], txn_name[64], txn_rel[REL_CAP], name[32], rel[REL_CAP], tmp_rel[REL_CAP];
   char path[LFA_PATH_BYTES_MAX], tmp[LFA_PATH_BYTES_MAX];
-  lfa_status st = o->w ? LFA_OK : lfa_writer_attach_fs(&o->w, NULL, o->dir, o->req->seed + o->head.version, err);
+  lfa_status st = o->w ? LFA_OK : lfa_writer_attach_fs(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
   if (st != LFA_OK) return st;
   lfa_writer_uuid(o->w, uuid);
   Lance__Table__Transaction txn = *o->change.txn;
@@ -361,7 +362,8 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
     st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-3", "%s: %zu bytes is over the reader limit", rel, bytes.len);
   if (st == LFA_OK) st = lfa_fs_join(path, sizeof path, o->dir, rel, err);
   if (st == LFA_OK) st = lfa_fs_join(tmp, sizeof tmp, o->dir, tmp_rel, err);
-  if (st == LFA_OK) st = lfa_fs_publish_new(path, tmp, bytes.data, bytes.len, err);
+  /* [FA-CONC-11] the commit point; on an object store one conditional PUT [FA-CONC-12] */
+  if (st == LFA_OK) st = lfa_fs_publish_new_in(o->fs, path, tmp, bytes.data, bytes.len, err);
   /* committed: the hint is advisory (Lance checks it), so failing to move
    * it must not report the commit as failed */
   if (st == LFA_OK) (void)move_hint(o, o->n.version, uuid, NULL);
@@ -372,8 +374,9 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
 
 /* ---- the commit ------------------------------------------------------------------------ */
 
-static lfa_status attempt(lfa_onto_result *out, const char *dir, const lfa_onto_request *req, lfa_error *err) {
-  onto o = {.dir = dir, .req = req};
+static lfa_status attempt(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
+                          lfa_error *err) {
+  onto o = {.fs = fs, .dir = dir, .req = req};
   Lance__Table__FieldAssignmentState **states = NULL;
   lfa_status st = load_head(&o, err);
   if (st == LFA_OK) st = check_flags(&o, err);
@@ -388,12 +391,18 @@ static lfa_status attempt(lfa_onto_result *out, const char *dir, const lfa_onto_
 }
 
 lfa_status lfa_onto_commit(lfa_onto_result *out, const char *dir, const lfa_onto_request *req, lfa_error *err) {
+  return lfa_onto_commit_fs(out, NULL, dir, req, err);
+}
+
+lfa_status lfa_onto_commit_fs(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
+                              lfa_error *err) {
   memset(out, 0, sizeof *out);
+  if (fs == NULL) fs = lfa_fs_posix();
   lfa_status st = LFA_ERR_CONFLICT;
   bool replan = !(req->op == LFA_OP_TRACK && req->initial == LFA_ASSIGNED); /* [FA-CONC-7] */
   while (st == LFA_ERR_CONFLICT && out->attempts < (replan ? LFA_ONTO_ATTEMPTS_MAX : 1u)) {
     out->attempts++;
-    st = attempt(out, dir, req, err); /* [FA-CONC-1] from the head, every time */
+    st = attempt(out, fs, dir, req, err); /* [FA-CONC-1] from the head, every time */
   }
   if (st == LFA_ERR_CONFLICT)
     lfa_error_prefix(err, "%u attempt%s, each lost to another writer; nothing was replaced", out->attempts,

@@ -39,11 +39,11 @@ static void report_orphans(const vf_ctx *c, const lfa_cleanup_plan *plan, uint64
 }
 
 lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err) {
-  /* the cleanup planner reads file ages from the POSIX file system: a
-   * dataset held elsewhere (lfa_memfs) has no ages to compare */
-  if (c->fs != lfa_fs_posix()) return LFA_OK;
+  /* the cleanup planner reads file ages: a dataset held where files have
+   * none (lfa_memfs) has no ages to compare */
+  if ((lfa_fs_caps(c->fs) & LFA_FS_CAP_MTIME) == 0) return LFA_OK;
   lfa_cleanup_options o = {.now = (int64_t)time(NULL), .grace_seconds = LFA_CLEANUP_GRACE_DEFAULT_SECONDS,
-                           .cache = c->cache};
+                           .cache = c->cache, .fs = c->fs};
   lfa_cleanup_plan plan;
   lfa_error e = {0};
   lfa_where w = {.version = version};

@@ -159,7 +159,8 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   lfa_error e = {0};
   *m = NULL, *raw = NULL;
   lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
-  if (st == LFA_OK) st = lfa_fs_read_expected(&bytes, c->fs, path, LFA_MANIFEST_FILE_BYTES_MAX, "FA-LANCE-1", &e);
+  uint64_t unread = 0; /* footer first: on an object store only what the manifest points at is fetched */
+  if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, c->fs, path, "FA-LANCE-1", &e);
   if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;

@@ -39,13 +39,32 @@ static lfa_status parent_of(vf_version *prev, bool *have, const vf_ctx *c, size_
   return st;
 }
 
+/* The entries a walk reads: those in the range, and the parent before the first. */
+typedef struct ahead_of {
+  const lfa_verify_options *o;
+  const lfa_version_list *l;
+  size_t parent;
+} ahead_of;
+
+static bool read_by_walk(const void *arg, size_t i) {
+  const ahead_of *a = arg;
+  return i == a->parent || in_range(a->o, a->l->entries[i].version);
+}
+
 static lfa_status walk(lfa_verify_result *out, const vf_ctx *c, const lfa_verify_options *o, lfa_error *err) {
   const lfa_version_list *l = c->versions;
   vf_version prev, cur;
   bool have_prev = false;
   lfa_status st = LFA_OK;
+  size_t ahead = 0; /* entries below it were handed to the file system's prefetch */
   for (size_t i = 0; st == LFA_OK && i < l->count; i++) {
     if (!in_range(o, l->entries[i].version)) continue;
+    if (i >= ahead) { /* the parent too: it is read quietly first; nothing outside the range */
+      size_t first = i > 0 ? i - 1 : 0;
+      ahead_of a = {o, l, first};
+      lfa_dataset_prefetch_manifests(c->fs, c->dir, l, first, LFA_MANIFEST_PREFETCH_BATCH, read_by_walk, &a);
+      ahead = first + LFA_MANIFEST_PREFETCH_BATCH;
+    }
     st = parent_of(&prev, &have_prev, c, i, err);
     if (st == LFA_OK) st = vf_check_version(&cur, c, &l->entries[i], have_prev ? &prev : NULL, err);
     if (st == LFA_OK) st = vf_check_commit(c, have_prev ? &prev : NULL, &cur, err);

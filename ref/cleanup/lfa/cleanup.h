@@ -62,7 +62,15 @@ typedef struct lfa_cleanup_options {
    * loaded through: it lends those it holds, and keeps those read within
    * its budget. */
   lfa_object_cache *cache;
+  /* Where the dataset is (lfa/fs.h): NULL is the POSIX file system. Its
+   * branches, the clones named and every base are read through it too,
+   * and the deletions go through it (lfa_fs_remove_beneath). */
+  const lfa_fs *fs;
 } lfa_cleanup_options;
+
+/* Deletions between two looks at `_versions/` for a version committed
+ * since the plan [FA-CLEAN-11]. */
+#define LFA_CLEANUP_RECHECK_EVERY 64u
 
 /* What becomes of one object, and the rule that says so. */
 typedef enum lfa_cleanup_verdict {
@@ -93,7 +101,8 @@ typedef struct lfa_cleanup_object {
   char *path; /* relative to the dataset directory, "_field_assignments/..." */
   uint64_t size;
   int64_t mtime;      /* unix seconds */
-  uint64_t dev, ino;  /* the file's identity, matched against references */
+  uint64_t dev, ino;  /* the file's identity, matched against references (lfa_fs_stat) */
+  uint64_t tag;       /* its content's tag (an object store's ETag): checked again before deleting */
   bool reached_kept;    /* by a kept version or another dataset's version */
   bool reached_removed; /* by a removed version */
   bool has_ref;         /* the first reference found, kept ones first: */
@@ -140,6 +149,7 @@ typedef struct lfa_cleanup_note {
  * (lfa_cleanup_plan_free). */
 typedef struct lfa_cleanup_plan {
   char *dir;
+  const lfa_fs *fs; /* where it was planned and is executed (borrowed) */
   int64_t now;
   uint64_t grace_seconds;
   size_t n_versions; /* ascending */

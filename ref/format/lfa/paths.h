@@ -24,9 +24,10 @@ typedef struct lfa_anchor {
 
 /* Joins `dataset_dir` (or the base's path) with `subdir` (may be "") and
  * `rel`. Rejects: a base_id missing from base_paths, a base that is not a
- * dataset root when `need_dataset_root`, a base that is not a local path
- * ("file://" URIs and plain paths are local), and relative paths that are
- * not plain segments joined by '/' [FA-STORE-9]. */
+ * dataset root when `need_dataset_root`, a base that is not where the
+ * dataset is (a local path, "file://" URIs and plain paths being local,
+ * for a local dataset; an s3:// URL for a dataset at an s3:// URL), and
+ * relative paths that are not plain segments joined by '/' [FA-STORE-9]. */
 lfa_status lfa_path_resolve(char *out, size_t cap, const char *dataset_dir,
                             const Lance__Table__Manifest *manifest, lfa_anchor anchor,
                             bool need_dataset_root, const char *subdir, const char *rel,

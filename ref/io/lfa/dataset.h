@@ -71,6 +71,31 @@ typedef struct lfa_snapshot {
   const lfa_fs *fs;                       /* where its files are read (borrowed; set by open) */
 } lfa_snapshot;
 
+/* A manifest file larger than this is read footer first (lfa_manifest_fetch). */
+#define LFA_MANIFEST_TAIL_BYTES (64u << 10)
+
+/* Reads the manifest file at `path` as lfa_fs_read_expected does (the same
+ * failures, `rule` when no file is there), but footer first: a file of at
+ * most LFA_MANIFEST_TAIL_BYTES is one read; a larger one is read from its
+ * last LFA_MANIFEST_TAIL_BYTES, then the manifest the footer points at,
+ * then the index and transaction sections it names (each read once, at
+ * most three ranged reads in all). *out is as long as the file; its bytes
+ * below *unread_below were never read (zeros): nothing the manifest
+ * points at lies there, so lfa_manifest_file_decode of *out is that of
+ * the whole file. A file whose footer or manifest does not decode is read
+ * whole. OWNERSHIP: out->data is the caller's. */
+lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs *fs, const char *path,
+                              const char *rule, lfa_error *err);
+
+/* Manifests a walk over versions asks its file system to fetch ahead at a
+ * time (lfa_fs_ops.prefetch: on an object store, in parallel). */
+#define LFA_MANIFEST_PREFETCH_BATCH 32u
+
+/* Tells `fs` that the manifests of entries[first .. first + n) of `list`
+ * (those `want` says yes to, when it is not NULL) are about to be read. */
+void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa_version_list *list, size_t first,
+                                    size_t n, bool (*want)(const void *arg, size_t i), const void *arg);
+
 /* The versions of the dataset at `dir`. `names` keeps the listing the
  * entries point into. OWNERSHIP: free both (lfa_version_list_free,
  * lfa_fs_names_free); on failure both are left empty. */

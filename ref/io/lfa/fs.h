@@ -27,6 +27,38 @@ typedef struct lfa_names {
 } lfa_names;
 void lfa_fs_names_free(lfa_names *names);
 
+/* What is at a path (lfa_fs_ops.stat). */
+typedef enum lfa_fs_kind {
+  LFA_FS_MISSING = 0, /* nothing */
+  LFA_FS_FILE,        /* a regular file (an object, on an object store) */
+  LFA_FS_DIR,         /* a directory (on an object store: a prefix some key is under) */
+  LFA_FS_LINK,        /* a symbolic link, not followed */
+  LFA_FS_OTHER        /* a FIFO, a socket, a device */
+} lfa_fs_kind;
+
+typedef struct lfa_fs_stat {
+  lfa_fs_kind kind;
+  uint64_t size;    /* bytes, for a file */
+  int64_t mtime;    /* unix seconds (0 where the file system keeps none: LFA_FS_CAP_MTIME) */
+  uint64_t dev, ino; /* the file's identity: POSIX device and inode; elsewhere a hash of its
+                        name, so two names of one file compare equal only on POSIX */
+  uint64_t tag;     /* changes when the content is replaced: 0 on POSIX (dev and ino
+                       tell), a hash of the ETag on an object store */
+} lfa_fs_stat;
+
+/* How remove_beneath ended. */
+typedef enum lfa_fs_removed {
+  LFA_FS_REMOVED, /* deleted */
+  LFA_FS_GONE,    /* nothing was there any more */
+  LFA_FS_CHANGED  /* something else is there now (another file, a link): left alone */
+} lfa_fs_removed;
+
+/* What a file system offers besides the operations (lfa_fs_ops.caps). */
+enum {
+  LFA_FS_CAP_MTIME = 1u, /* stat gives real modification times (cleanup's grace period) */
+  LFA_FS_CAP_LOCAL = 2u  /* paths are local paths: realpath(3) and links mean something */
+};
+
 /* The operations of one file system, each on `ctx`. Every implementation
  * keeps these contracts (the POSIX one defines them):
  *  - read: a whole regular file; LFA_ERR_LIMIT (before reading) when it is
@@ -41,7 +73,32 @@ void lfa_fs_names_free(lfa_names *names);
  *    parent directories; fails if anything exists there [FA-STORE-8].
  *  - make_dir: creates the one directory `path` (its parent must exist);
  *    LFA_ERR_USAGE when anything exists there already, LFA_ERR_IO when it
- *    cannot be made. A writer claims its dataset directory with it. */
+ *    cannot be made. A writer claims its dataset directory with it.
+ *  - read_range: bytes [offset, offset + len) of a regular file, fewer when
+ *    it ends first; *total is its size as read. LFA_ERR_IO when there is no
+ *    such file or `offset` is past its end. A manifest is read footer first
+ *    with it (lfa_manifest_fetch, lfa/dataset.h).
+ *  - stat: what is at `path`, a final symbolic link not followed unless
+ *    `follow`; LFA_FS_MISSING when nothing is. LFA_ERR_IO only when it
+ *    cannot be told (permissions, a request that failed).
+ *  - remove_beneath: deletes dir/rel when it is still the file `expect`
+ *    describes (same identity, and same size and tag where the file system
+ *    has no identity of its own), reaching it from `dir` one directory at a
+ *    time without following a link [FA-CLEAN-6]; *size its bytes when
+ *    removed. `expect` NULL: any regular file. Checked again just before the
+ *    deletion, never from what an earlier listing said. LFA_ERR_IO when it
+ *    cannot be deleted.
+ *  - publish_new: creates `path` with these bytes all at once and never
+ *    over anything [FA-CONC-11]: LFA_ERR_CONFLICT when something is there
+ *    (another writer made it first; it is left as it is). `tmp` is a name
+ *    the file system may stage the bytes under (POSIX: written there, then
+ *    link(2)ed; an object store: one conditional PUT, If-None-Match: *).
+ *  - replace_hint: replaces `path` by these bytes; only for a hint a reader
+ *    checks before it trusts it (Lance's latest_version_hint.json).
+ *  - prefetch: may be NULL. A hint that the files `paths` will be read
+ *    soon: a remote file system may fetch them at once, a bounded number
+ *    at a time, within a bounded budget; never needed for correctness.
+ *  - caps: LFA_FS_CAP_* bits. */
 typedef struct lfa_fs_ops {
   lfa_status (*read)(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
   int (*size)(void *ctx, const char *path, uint64_t *size);
@@ -50,6 +107,17 @@ typedef struct lfa_fs_ops {
   lfa_status (*list)(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err);
   lfa_status (*write_new)(void *ctx, const char *path, const uint8_t *data, size_t len, lfa_error *err);
   lfa_status (*make_dir)(void *ctx, const char *path, lfa_error *err);
+  lfa_status (*read_range)(void *ctx, lfa_buf *out, const char *path, uint64_t offset, size_t len, uint64_t *total,
+                           lfa_error *err);
+  lfa_status (*stat)(void *ctx, const char *path, int follow, lfa_fs_stat *out, lfa_error *err);
+  lfa_status (*remove_beneath)(void *ctx, lfa_fs_removed *outcome, uint64_t *size, const char *dir, const char *rel,
+                               const lfa_fs_stat *expect, lfa_error *err);
+  lfa_status (*publish_new)(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                            lfa_error *err);
+  lfa_status (*replace_hint)(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                             lfa_error *err);
+  void (*prefetch)(void *ctx, const char *const *paths, size_t n);
+  unsigned caps;
 } lfa_fs_ops;
 
 /* A file system: its operations (a constant table) and their context. */
@@ -70,6 +138,17 @@ int lfa_fs_is_dir_in(const lfa_fs *fs, const char *path);
 lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int missing_ok, lfa_error *err);
 lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err);
 lfa_status lfa_fs_make_dir_in(const lfa_fs *fs, const char *path, lfa_error *err);
+lfa_status lfa_fs_read_range_in(lfa_buf *out, const lfa_fs *fs, const char *path, uint64_t offset, size_t len,
+                                uint64_t *total, lfa_error *err);
+lfa_status lfa_fs_stat_in(const lfa_fs *fs, const char *path, int follow, lfa_fs_stat *out, lfa_error *err);
+lfa_status lfa_fs_remove_beneath_in(const lfa_fs *fs, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
+                                    const char *rel, const lfa_fs_stat *expect, lfa_error *err);
+lfa_status lfa_fs_publish_new_in(const lfa_fs *fs, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                 lfa_error *err);
+lfa_status lfa_fs_replace_hint_in(const lfa_fs *fs, const char *path, const char *tmp, const uint8_t *data, size_t len,
+                                  lfa_error *err);
+void lfa_fs_prefetch_in(const lfa_fs *fs, const char *const *paths, size_t n);
+unsigned lfa_fs_caps(const lfa_fs *fs);
 
 /* lfa_fs_read_in of a file a dataset's metadata says is there. When it
  * fails and no regular file is at `path` (nothing, a dangling or looping

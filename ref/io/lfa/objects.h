@@ -112,6 +112,11 @@ lfa_status lfa_object_load_partial(roaring_bitmap_t **out, bool *decoded, lfa_ob
 lfa_status lfa_object_load_deletion(roaring_bitmap_t **out, bool *decoded, lfa_objects at, const char *path,
                                     bool bitmap, lfa_error *err);
 
+/* Whether `cache` (may be NULL) holds the root or partial bitmap `f`
+ * describes at `path`: a load of it would read nothing. */
+bool lfa_object_cached(const lfa_object_cache *cache, lfa_object_kind kind, const char *path,
+                       const Lance__Table__FieldAssignmentFile *f);
+
 /* Gives back an object a load returned (NULL is fine): the cache that lent
  * it keeps it while its budget allows; an object no cache holds is freed. */
 void lfa_object_release(lfa_object_cache *cache, lfa_object_kind kind, void *object);

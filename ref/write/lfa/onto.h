@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "lfa/error.h"
+#include "lfa/fs.h"
 #include "lfa/mutate.h"
 
 /* Rows an invalidation may name in one commit (a tool's bound: each is
@@ -77,5 +78,11 @@ typedef struct lfa_onto_result {
  * about (FA-CONC-7): LFA_ERR_CONFLICT. Objects of a failed attempt stay
  * unreferenced (FA-CONC-2). */
 lfa_status lfa_onto_commit(lfa_onto_result *out, const char *dir, const lfa_onto_request *req, lfa_error *err);
+
+/* lfa_onto_commit on file system `fs` (NULL: POSIX), lfa/fs.h: every read,
+ * every object written and the commit point (lfa_fs_publish_new: link(2)
+ * on POSIX, a PUT with If-None-Match: * on an object store, FA-CONC-12). */
+lfa_status lfa_onto_commit_fs(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
+                              lfa_error *err);
 
 #endif

@@ -1,0 +1,43 @@
+/* store.h: where a command's DATASET is (a local path or an s3:// URL,
+ * lfa_fs_open_url in lfa/s3.h), and its --stats: what reaching it cost,
+ * on stderr, and under "stats" in the JSON document with --json. */
+#ifndef LFA_CLI_STORE_H
+#define LFA_CLI_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lfa/s3.h"
+
+typedef struct lfa_cli_store {
+  lfa_dataset_fs d;
+  const char *cmd;
+  bool stats, json;
+  FILE *mem; /* the JSON document, held until the stats are known */
+  char *buf;
+  size_t len;
+} lfa_cli_store;
+
+/* Opens `dataset` for command `cmd`; false (after one line on stderr) when
+ * it cannot be (a bad endpoint, plain http without AWS_ALLOW_HTTP). */
+bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats,
+                        bool json);
+/* Where the JSON document goes: stdout, or a buffer when --stats must join it. */
+FILE *lfa_cli_store_json(lfa_cli_store *s);
+/* The stats on stderr (with --stats), the JSON document on stdout with
+ * "stats" added, and the file system closed. */
+void lfa_cli_store_close(lfa_cli_store *s);
+
+/* The help text of the two options every dataset command takes, and of
+ * what DATASET may be. */
+#define LFA_CLI_STORE_HELP_OPTIONS                                                    \
+  "  --stats       requests, bytes read and written, retries, on stderr (and\n"      \
+  "                under \"stats\" with --json)\n"                                   \
+  "  --allow-http  allow a plain http:// endpoint for s3:// (AWS_ALLOW_HTTP=true)\n"
+#define LFA_CLI_STORE_HELP_DATASET                                                    \
+  "DATASET is a directory or s3://BUCKET/PREFIX, reached through AWS_ENDPOINT_URL,\n" \
+  "AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN\n"      \
+  "(README.md, \"Datasets on S3\").\n"
+
+#endif
