@@ -50,7 +50,7 @@ assert [i for i, x in enumerate(plain['steps']) if 'observed' in x] == checked, 
 mk() { printf '#!/bin/sh\n%s\n' "$2" >"$tmp/$1" && chmod +x "$tmp/$1"; }
 mk crash.sh 'echo "writer: boom"; exit 3'
 check "lfa conformance --json is valid: failures, crashes, passes, invalid" bash -c "
-  '$lfa' conformance --filter 'update_*' --filter 'delete_*' --adapter 'python3 conformance/adapters/example_adapter.py --drop-invalidations' --json >'$tmp/r1.json' 2>/dev/null
+  LFA='$lfa' '$lfa' conformance --filter 'update_*' --filter 'delete_*' --adapter 'python3 conformance/adapters/example_adapter.py --drop-invalidations' --json >'$tmp/r1.json' 2>/dev/null
   '$lfa' conformance --filter 'append_*' --adapter '$tmp/crash.sh' --json >'$tmp/r2.json' 2>/dev/null
   '$lfa' conformance --filter 'append_*' --json --max-failures 1 >'$tmp/r3.json' 2>/dev/null
   python3 scripts/check_schema.py $S/report.schema.json '$tmp/r1.json' '$tmp/r2.json' '$tmp/r3.json' &&
