@@ -51,7 +51,8 @@ bool xis_restore(const lfa_explore_move *m);
  * through T; each pair is run once, as the restore of T's version from its
  * witness, the node whose path shows it. */
 
-enum { XG_NONE = UINT32_MAX, XG_PENDING = UINT32_MAX - 1 };
+#define XG_NONE UINT32_MAX         /* no node, no state: a start's parent, a refused move */
+#define XG_PENDING (UINT32_MAX - 1) /* a pair's restore not run yet */
 
 typedef struct xnode {
   char *key;       /* the canonical form (owned); NULL for an alias */
