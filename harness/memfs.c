@@ -194,15 +194,22 @@ static lfa_status check_new_file(const lfa_memfs *m, const char *key, size_t at,
 
 /* ---- the operations of the lfa_fs ---------------------------------------------------------- */
 
-static lfa_status mem_read(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
-  const lfa_memfs *m = ctx;
+/* The content of the file at `path`, or an I/O error. */
+static lfa_status file_data(const lfa_buf **out, const lfa_memfs *m, const char *path, lfa_error *err) {
   char key[LFA_PATH_BYTES_MAX];
-  memset(out, 0, sizeof *out);
   lfa_status st = normalize(key, path, err);
   if (st != LFA_OK) return st;
   size_t i = find_exact(m, key);
   if (i == SIZE_MAX || m->entries[i].dir) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no such file", path);
-  const lfa_buf *d = &m->entries[i].data;
+  *out = &m->entries[i].data;
+  return LFA_OK;
+}
+
+static lfa_status mem_read(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
+  const lfa_buf *d = NULL;
+  memset(out, 0, sizeof *out);
+  lfa_status st = file_data(&d, ctx, path, err);
+  if (st != LFA_OK) return st;
   if (d->len > max_bytes) /* as the POSIX read: checked before anything is copied */
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: %zu bytes exceeds the limit of %zu", path, d->len, max_bytes);
   st = lfa_buf_append(out, d->data, d->len, err);
@@ -230,7 +237,6 @@ static int mem_is_dir(void *ctx, const char *path) {
   return normalize(key, path, NULL) == LFA_OK && is_dir_key(ctx, key);
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Appends the first segment of `rest` (a name below the listed directory)
  * unless it is the last one listed: entries are sorted, so repeats of one
@@ -253,18 +259,6 @@ static lfa_status push_child(lfa_names *out, const char *rest, lfa_error *err) {
   name[n] = '\0';
   out->names[out->count++] = name;
   return LFA_OK;
-}
-
-/* Sorts and removes repeated names. */
-static void sort_unique(lfa_names *out) {
-  if (out->count < 2) return;
-  qsort(out->names, out->count, sizeof *out->names, by_name);
-  size_t kept = 1;
-  for (size_t i = 1; i < out->count; i++) {
-    if (strcmp(out->names[i], out->names[kept - 1]) == 0) free(out->names[i]);
-    else out->names[kept++] = out->names[i];
-  }
-  out->count = kept;
 }
 
 static lfa_status mem_list(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
@@ -290,7 +284,7 @@ static lfa_status mem_list(void *ctx, lfa_names *out, const char *dir, int missi
     lfa_fs_names_free(out);
     return st;
   }
-  sort_unique(out);
+  lfa_fs_names_sort_unique(out);
   return LFA_OK;
 }
 
@@ -328,14 +322,10 @@ static lfa_status mem_make_dir(void *ctx, const char *path, lfa_error *err) {
 
 static lfa_status mem_read_range(void *ctx, lfa_buf *out, const char *path, uint64_t offset, size_t len,
                                  uint64_t *total, lfa_error *err) {
-  const lfa_memfs *m = ctx;
-  char key[LFA_PATH_BYTES_MAX];
+  const lfa_buf *d = NULL;
   memset(out, 0, sizeof *out);
-  lfa_status st = normalize(key, path, err);
+  lfa_status st = file_data(&d, ctx, path, err);
   if (st != LFA_OK) return st;
-  size_t i = find_exact(m, key);
-  if (i == SIZE_MAX || m->entries[i].dir) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no such file", path);
-  const lfa_buf *d = &m->entries[i].data;
   *total = d->len;
   if (offset > d->len) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: byte %llu is past its end", path, (unsigned long long)offset);
   size_t n = d->len - (size_t)offset < len ? d->len - (size_t)offset : len;

@@ -38,6 +38,25 @@ static int open_regular(const char *path, struct stat *st, lfa_error *err) {
   return lfa_fail(err, LFA_ERR_IO, NULL, "%s: no longer a regular file when opened: not read", path), -1;
 }
 
+/* `want` bytes of `fd` from `offset` appended to `out` (which is freed on
+ * failure); the file closed. */
+static lfa_status read_fd(lfa_buf *out, int fd, const char *path, uint64_t offset, size_t want, lfa_status rc,
+                          lfa_error *err) {
+  uint8_t *tail = NULL;
+  if (rc == LFA_OK) rc = lfa_buf_extend(out, want, &tail, err);
+  size_t got = 0;
+  while (rc == LFA_OK && got < want) {
+    ssize_t n = pread(fd, tail + got, want - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+    else if (n == 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read (the file shrank while read)", path);
+    else got += (size_t)n;
+  }
+  close(fd);
+  if (rc != LFA_OK) lfa_buf_free(out);
+  return rc;
+}
+
 lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err) {
   memset(out, 0, sizeof *out);
   struct stat st;
@@ -47,19 +66,7 @@ lfa_status lfa_fs_read(lfa_buf *out, const char *path, size_t max_bytes, lfa_err
   if ((uint64_t)st.st_size > max_bytes)
     rc = lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: %lld bytes exceeds the limit of %zu", path,
                   (long long)st.st_size, max_bytes);
-  uint8_t *tail = NULL;
-  if (rc == LFA_OK) rc = lfa_buf_extend(out, (size_t)st.st_size, &tail, err);
-  size_t got = 0;
-  while (rc == LFA_OK && got < out->len) {
-    ssize_t n = read(fd, tail + got, out->len - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
-    else if (n == 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read (the file shrank while read)", path);
-    else got += (size_t)n;
-  }
-  close(fd);
-  if (rc != LFA_OK) lfa_buf_free(out);
-  return rc;
+  return read_fd(out, fd, path, 0, rc == LFA_OK ? (size_t)st.st_size : 0, rc, err);
 }
 
 int lfa_fs_size(const char *path, uint64_t *size) {
@@ -81,6 +88,17 @@ int lfa_fs_is_dir(const char *path) {
 
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lfa_fs_names_sort_unique(lfa_names *out) {
+  if (out->count < 2) return; /* qsort(NULL, 0) is UB */
+  qsort(out->names, out->count, sizeof *out->names, by_name);
+  size_t kept = 1;
+  for (size_t i = 1; i < out->count; i++) {
+    if (strcmp(out->names[i], out->names[kept - 1]) == 0) free(out->names[i]);
+    else out->names[kept++] = out->names[i];
+  }
+  out->count = kept;
 }
 
 void lfa_fs_names_free(lfa_names *names) {
@@ -119,7 +137,7 @@ lfa_status lfa_fs_list(lfa_names *out, const char *dir, int missing_ok, lfa_erro
     lfa_fs_names_free(out);
     return rc;
   }
-  if (out->count > 1) qsort(out->names, out->count, sizeof *out->names, by_name); /* qsort(NULL, 0) is UB */
+  lfa_fs_names_sort_unique(out);
   return LFA_OK;
 }
 
@@ -201,19 +219,7 @@ static lfa_status posix_read_range(lfa_buf *out, const char *path, uint64_t offs
     rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: byte %llu is past its end (%llu bytes)", path, (unsigned long long)offset,
                   (unsigned long long)*total);
   size_t want = rc == LFA_OK && *total - offset < len ? (size_t)(*total - offset) : len;
-  uint8_t *tail = NULL;
-  if (rc == LFA_OK) rc = lfa_buf_extend(out, want, &tail, err);
-  size_t got = 0;
-  while (rc == LFA_OK && got < want) {
-    ssize_t n = pread(fd, tail + got, want - got, (off_t)(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
-    else if (n == 0) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: short read (the file shrank while read)", path);
-    else got += (size_t)n;
-  }
-  close(fd);
-  if (rc != LFA_OK) lfa_buf_free(out);
-  return rc;
+  return read_fd(out, fd, path, offset, want, rc, err);
 }
 
 static lfa_fs_kind kind_from_mode(mode_t m) {

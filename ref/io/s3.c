@@ -803,7 +803,6 @@ static lfa_status list_prefix(lfa_s3 *s, const where *w, const char *path, listi
   return st;
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static lfa_status s3_list(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
   lfa_s3 *s = ctx;
@@ -817,15 +816,7 @@ static lfa_status s3_list(void *ctx, lfa_names *out, const char *dir, int missin
     lfa_fs_names_free(out);
     return st;
   }
-  if (out->count > 1) { /* sorted, and a name both an object and a prefix once */
-    qsort(out->names, out->count, sizeof *out->names, by_name);
-    size_t kept = 1;
-    for (size_t i = 1; i < out->count; i++) {
-      if (strcmp(out->names[i], out->names[kept - 1]) == 0) free(out->names[i]);
-      else out->names[kept++] = out->names[i];
-    }
-    out->count = kept;
-  }
+  lfa_fs_names_sort_unique(out); /* sorted, and a name both an object and a prefix once */
   if (w.key[0]) meta_put(s, w.bk, true, 0, 0, 0);
   return LFA_OK;
 }

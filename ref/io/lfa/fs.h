@@ -27,6 +27,11 @@ typedef struct lfa_names {
 } lfa_names;
 void lfa_fs_names_free(lfa_names *names);
 
+/* Sorts the names (strcmp) and drops repeats: a listing that met one name
+ * twice (an object store's object and prefix, a memfs file and a
+ * directory under it) gives it once. */
+void lfa_fs_names_sort_unique(lfa_names *names);
+
 /* What is at a path (lfa_fs_ops.stat). */
 typedef enum lfa_fs_kind {
   LFA_FS_MISSING = 0, /* nothing */
