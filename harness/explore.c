@@ -486,9 +486,13 @@ static lfa_status run_node(xrun **out, bool *failed, xwalk *w, xgraph *g, uint32
   const lfa_explore_move *m = nth_plain(&next, node->index);
   xstep step = {0};
   if (next.lost) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  else if (m == NULL) *failed = failf(&step, w, "a head of the same canonical form lacks move %u", node->index) || true;
-  else if ((node->move = *m, node->concrete = true, st = run_move(&step, w, *out, m, true, err)) == LFA_OK)
-    *failed = step.failed || (!step.accepted && (failf(&step, w, "a head of the same canonical form refuses the move") || true));
+  else if (m == NULL) failf(&step, w, "a head of the same canonical form lacks move %u", node->index);
+  else {
+    node->move = *m, node->concrete = true;
+    st = run_move(&step, w, *out, m, true, err);
+    if (st == LFA_OK && !step.failed && !step.accepted) failf(&step, w, "a head of the same canonical form refuses the move");
+  }
+  *failed = step.failed;
   xmoves_free(&next);
   return st;
 }
@@ -608,7 +612,7 @@ lfa_status lfa_explore(lfa_explore_result *out, const lfa_explore_options *o, lf
   xwalk w = {.o = o, .j = o->judge, .out = out};
   xgraph g = {.depth = o->depth, .max_states = o->max_states ? o->max_states : 4u << 20};
   lfa_status st = walk(&w, &g, err);
-  if (st == LFA_OK && !out->failed) st = xg_count(out, &out->uncovered_restores, &g, err);
+  if (st == LFA_OK && !out->failed) xg_count(out, &out->uncovered_restores, &g);
   out->distinct_states = g.n_states;
   out->paths_kept = g.n_nodes - g.n_states;
   xg_free(&g);

@@ -250,12 +250,10 @@ static void count_from(counter *c, unsigned d) {
   }
 }
 
-lfa_status xg_count(lfa_explore_result *out, uint64_t *uncovered, const xgraph *g, lfa_error *err) {
-  (void)err;
+void xg_count(lfa_explore_result *out, uint64_t *uncovered, const xgraph *g) {
   counter c = {.out = out, .g = g};
   for (size_t s = 0; s < g->n_nodes; s++)
     if (g->nodes[s].key != NULL && g->nodes[s].depth == 0) c.ids[0] = (uint32_t)s, count_from(&c, 0);
   for (unsigned d = 1; d <= g->depth; d++) out->histories += out->levels[d].histories;
   *uncovered = c.uncovered;
-  return LFA_OK;
 }

@@ -125,6 +125,6 @@ lfa_status xg_propagate(xgraph *g, unsigned depth, lfa_error *err);
 /* Every history of 1..depth operations (each accepted but maybe its last),
  * counted through the graph per length into levels[d].histories; *uncovered
  * counts restores no pair stands for (none below depth 4: explore.h). */
-lfa_status xg_count(lfa_explore_result *out, uint64_t *uncovered, const xgraph *g, lfa_error *err);
+void xg_count(lfa_explore_result *out, uint64_t *uncovered, const xgraph *g);
 
 #endif
