@@ -609,8 +609,10 @@ static bool same_root_as_before(const Manifest *prev, const Manifest *m, size_t 
   return same_file_ref(prev->field_assignment_states[i]->root, m->field_assignment_states[i]->root);
 }
 
+/* The manifest of version file `name`, beside `prev` (NULL: none), the
+ * one visited before: what the two share is decoded once (10§5). */
 static lfa_status read_manifest(lfa_manifest_file *out, const planner *p, const char *ddir, const char *name,
-                                lfa_error *err) {
+                                const lfa_manifest_file *prev, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
   uint64_t unread = 0;
@@ -618,7 +620,7 @@ static lfa_status read_manifest(lfa_manifest_file *out, const planner *p, const 
   snprintf(rel, sizeof rel, "_versions/%s", name);
   lfa_status st = lfa_fs_join(path, sizeof path, ddir, rel, err);
   if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, p->fs, path, NULL, err);
-  if (st == LFA_OK) st = lfa_manifest_file_decode(out, bytes.data, bytes.len, err);
+  if (st == LFA_OK) st = lfa_manifest_file_decode_after(out, &bytes, prev, err);
   lfa_buf_free(&bytes);
   return st;
 }
@@ -696,7 +698,7 @@ static void find_source(planner *p, const visit *v, const lfa_manifest_file *mf,
 static void visit_version(planner *p, const visit *v, lfa_manifest_file *prev, const lfa_version_list *own) {
   lfa_manifest_file mf;
   lfa_error e = {0};
-  if (read_manifest(&mf, p, v->ddir, v->name, &e) != LFA_OK) {
+  if (read_manifest(&mf, p, v->ddir, v->name, prev, &e) != LFA_OK) {
     unreadable(p, v, "its manifest", &e);
     return;
   }

@@ -12,6 +12,7 @@
 #include "lfa/pb.h"
 #include "lfa/search.h"
 #include "lfa/transaction.h"
+#include "manifest_internal.h"
 
 enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4 };
 static const char MAGIC[4] = {'L', 'A', 'N', 'C'};
@@ -83,13 +84,16 @@ static lfa_status read_sections(lfa_manifest_file *out, const uint8_t *data, lfa
   return st;
 }
 
-lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data, size_t len,
-                                    lfa_error *err) {
+/* The decode both entry points share: the manifest message plainly, or
+ * beside `prev` when `after` is set. */
+static lfa_status decode(lfa_manifest_file *out, const uint8_t *data, size_t len, bool after,
+                         const lfa_manifest_file *prev, lfa_error *err) {
   const uint8_t *body = NULL;
   size_t n = 0;
   memset(out, 0, sizeof *out);
   lfa_status st = read_footer(out, &body, &n, data, len, err);
-  if (st == LFA_OK)
+  if (st == LFA_OK && after) st = lfa_manifest_unpack_after(out, data, len, prev, err);
+  else if (st == LFA_OK)
     st = lfa_pb_unpack((ProtobufCMessage **)&out->manifest, &lance__table__manifest__descriptor, body, n,
                        "manifest", err);
   if (st == LFA_OK) st = read_sections(out, data, err);
@@ -98,7 +102,21 @@ lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data,
   return st;
 }
 
+lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data, size_t len,
+                                    lfa_error *err) {
+  return decode(out, data, len, false, NULL, err);
+}
+
+lfa_status lfa_manifest_file_decode_after(lfa_manifest_file *out, lfa_buf *bytes, const lfa_manifest_file *prev,
+                                          lfa_error *err) {
+  lfa_status st = decode(out, bytes->data, bytes->len, true, prev, err);
+  if (st == LFA_OK) out->bytes = *bytes, *bytes = (lfa_buf){0};
+  return st;
+}
+
 void lfa_manifest_file_free(lfa_manifest_file *file) {
+  lfa_manifest_fragments_release(file);
+  lfa_buf_free(&file->bytes);
   lfa_pb_free(file->manifest);
   lfa_pb_free(file->index_section);
   lfa_transaction_free(file->transaction);

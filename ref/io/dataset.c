@@ -86,21 +86,9 @@ lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs
   if (st == LFA_OK && framed && pos < have) st = fetch_range(out, fs, path, size, pos, have, err), have = pos;
   uint64_t lo = have;
   if (st == LFA_OK && framed) { /* the sections the manifest names lie below it */
-    Lance__Table__Manifest *m = NULL;
     uint32_t n = lfa_load_u32le(out->data + pos);
-    if (n == size - FOOTER_BYTES - pos - PREFIX_BYTES &&
-        lfa_pb_unpack((ProtobufCMessage **)&m, &lance__table__manifest__descriptor, out->data + pos + PREFIX_BYTES, n,
-                      "manifest", NULL) == LFA_OK) {
-      lo = pos;
-      if (m->_index_section_case == LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION && m->index_section < lo)
-        lo = m->index_section;
-      if (m->_transaction_section_case == LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION &&
-          m->transaction_section < lo)
-        lo = m->transaction_section;
-    } else {
+    if (n != size - FOOTER_BYTES - pos - PREFIX_BYTES || !lfa_manifest_sections_from(&lo, out->data + pos + PREFIX_BYTES, n, pos))
       lo = 0; /* cannot tell what it points at: all of it */
-    }
-    lfa_pb_free(m);
   } else if (st == LFA_OK) {
     lo = 0;
   }

@@ -22,13 +22,10 @@ typedef struct vf_version {
   /* While vf_check_version runs: the fields of the manifest it checks, by
    * id (NULL otherwise), so that per-descriptor lookups are O(log F). */
   const lfa_field_index *checking;
-  /* Unchanged fragments (10§5): the manifest file, kept while the version
-   * is held so that the next one compares its fragments by their bytes;
-   * where each fragment's bytes are (NULL when not found); and per
-   * fragment the index in the parent's manifest of one with equal bytes,
-   * or SIZE_MAX (NULL: no parent compared). */
-  lfa_buf bytes;
-  lfa_span *spans;
+  /* Unchanged fragments (10§5): per fragment the index in the parent's
+   * manifest of one with equal bytes, or SIZE_MAX (NULL: no parent
+   * compared). snap.file keeps the bytes the next version is compared
+   * with. */
   size_t *same;
   bool clean; /* its manifest rules found nothing */
 } vf_version;

@@ -138,30 +138,22 @@ static bool descriptor_rule(const char *rule) {
                           strcmp(rule, "FA-STORE-4") == 0);
 }
 
-/* Reads and decodes the manifest file. *m is the manifest to check (in
- * *mf, or in *raw when only the descriptor rules failed), NULL when it
- * cannot be read (reported). Fails only when memory runs out. */
-/* Where v's fragments are in its bytes, for its successor; none when the
- * walk disagrees with the decoder (then nothing is compared). */
-static lfa_status find_spans(vf_version *v, const lfa_manifest_file *mf, lfa_error *err) {
-  size_t n = mf->manifest->n_fragments;
-  v->spans = malloc((n ? n : 1) * sizeof *v->spans);
-  if (v->spans == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: out of memory", v->manifest_path);
-  if (lfa_manifest_fragment_spans(v->spans, n, v->bytes.data, v->bytes.len, mf->manifest_offset, NULL) != LFA_OK)
-    free(v->spans), v->spans = NULL;
-  return LFA_OK;
-}
-
+/* Reads and decodes the manifest file, beside the parent's when it loaded
+ * (its fragments with the same bytes are not decoded again, 10§5). *m is
+ * the manifest to check (in *mf, or in *raw when only the descriptor rules
+ * failed), NULL when it cannot be read (reported). Fails only when memory
+ * runs out. */
 static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manifest **raw, vf_version *v,
-                                const vf_ctx *c, lfa_error *err) {
+                                const vf_ctx *c, const vf_version *parent, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
   lfa_error e = {0};
+  const bool beside = parent != NULL && parent->loadable;
   *m = NULL, *raw = NULL;
   lfa_status st = lfa_fs_join(path, sizeof path, c->dir, v->manifest_path, &e);
   uint64_t unread = 0; /* footer first: on an object store only what the manifest points at is fetched */
   if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, c->fs, path, "FA-LANCE-1", &e);
-  if (st == LFA_OK) st = lfa_manifest_file_decode(mf, bytes.data, bytes.len, &e);
+  if (st == LFA_OK) st = lfa_manifest_file_decode_after(mf, &bytes, beside ? &parent->snap.file : NULL, &e);
   if (st == LFA_OK) *m = mf->manifest;
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
   else if (e.status == LFA_ERR_PROTO && inline_sidecar_undecodable(&bytes)) { /* [FA-TXN-7] */
@@ -170,26 +162,19 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   }
   if (e.status == LFA_ERR_NOMEM) return lfa_buf_free(&bytes), lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
   if (*m == NULL) report_limited(c, at(v), &e, "FA-LANCE-1", true); /* [FA-LANCE-1] not a manifest file */
-  if (*m == NULL || *m != mf->manifest) return lfa_buf_free(&bytes), LFA_OK;
-  v->bytes = bytes; /* kept for the next version's comparison */
-  return find_spans(v, mf, err);
+  lfa_buf_free(&bytes); /* mf keeps them when it decoded */
+  return LFA_OK;
 }
 
-/* [10§5] v->same: which fragments have the bytes of one of the parent's
- * (same id; Lance keeps fragment order, so the same position is tried
- * first). Only against a parent that loaded: its checks then passed. */
-static lfa_status compare_fragments(vf_version *v, const vf_version *p, const Manifest *m, lfa_error *err) {
-  if (p == NULL || !p->loadable || p->spans == NULL || v->spans == NULL) return LFA_OK;
-  const Manifest *pm = p->snap.file.manifest;
-  v->same = malloc((m->n_fragments ? m->n_fragments : 1) * sizeof *v->same);
+/* [10§5] v->same: which fragments have the bytes of one of the parent's,
+ * as the decode found them. Only against a parent that loaded: its checks
+ * then passed. */
+static lfa_status compare_fragments(vf_version *v, const vf_version *p, const lfa_manifest_file *mf, lfa_error *err) {
+  if (p == NULL || !p->loadable || mf->same_as_prev == NULL) return LFA_OK;
+  size_t n = mf->manifest->n_fragments;
+  v->same = malloc((n ? n : 1) * sizeof *v->same);
   if (v->same == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: out of memory", v->manifest_path);
-  for (size_t i = 0; i < m->n_fragments; i++) {
-    uint64_t id = m->fragments[i]->id;
-    size_t k = i < pm->n_fragments && pm->fragments[i]->id == id ? i : lfa_snapshot_fragment(&p->snap, id);
-    const lfa_span *a = &v->spans[i], *b = k != SIZE_MAX ? &p->spans[k] : NULL;
-    bool equal = b != NULL && a->len == b->len && memcmp(v->bytes.data + a->offset, p->bytes.data + b->offset, a->len) == 0;
-    v->same[i] = equal ? k : SIZE_MAX;
-  }
+  if (n > 0) memcpy(v->same, mf->same_as_prev, n * sizeof *v->same);
   return LFA_OK;
 }
 
@@ -735,8 +720,8 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   lfa_manifest_file mf = {0};
   Manifest *raw = NULL;
   const Manifest *m = NULL;
-  lfa_status st = read_manifest(&m, &mf, &raw, out, c, err);
-  if (st == LFA_OK && m != NULL) st = compare_fragments(out, parent, m, err);
+  lfa_status st = read_manifest(&m, &mf, &raw, out, c, parent, err);
+  if (st == LFA_OK && m != NULL && m == mf.manifest) st = compare_fragments(out, parent, &mf, err);
   bool broken = raw != NULL; /* a reader rule on descriptors failed: readers reject the version */
   lfa_field_index fields = {0};
   if (st == LFA_OK && m != NULL) st = lfa_field_index_make(&fields, m, err);
@@ -769,8 +754,6 @@ void vf_version_free(vf_version *v) {
     lfa_table_free(&v->table);
     lfa_snapshot_free(&v->snap);
   }
-  lfa_buf_free(&v->bytes);
-  free(v->spans);
   free(v->same);
   memset(v, 0, sizeof *v);
 }

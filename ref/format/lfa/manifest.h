@@ -26,8 +26,21 @@
 #define LFA_MANIFEST_FOOTER_MAJOR 0
 #define LFA_MANIFEST_FOOTER_MINOR 2
 
+/* Bytes at [offset, offset + len) of a file. */
+typedef struct lfa_span {
+  size_t offset, len;
+} lfa_span;
+
+/* A fragment message decoded once and held by every decoded manifest file
+ * that has its bytes (lfa_manifest_file_decode_after): the last of them to
+ * be freed frees it. Shared messages are read, never changed. */
+typedef struct lfa_shared_fragment {
+  size_t refs;
+  Lance__Table__DataFragment *msg;
+} lfa_shared_fragment;
+
 /* A decoded manifest file. OWNERSHIP: every pointer is owned by the struct;
- * lfa_manifest_file_free releases them. */
+ * lfa_manifest_file_free releases them (a shared fragment: its count). */
 typedef struct lfa_manifest_file {
   Lance__Table__Manifest *manifest;
   Lance__Table__IndexSection *index_section; /* NULL when absent */
@@ -35,6 +48,15 @@ typedef struct lfa_manifest_file {
   uint16_t footer_major;
   uint16_t footer_minor;
   uint64_t manifest_offset; /* P */
+  /* Set by lfa_manifest_file_decode_after (NULL otherwise, or when the
+   * file's fields could not be walked), one per fragment: where its
+   * encoded bytes are in the file; the index in the previous version's
+   * manifest of a fragment with the same bytes, whose message it shares,
+   * or SIZE_MAX; and the cell that holds its message. */
+  lfa_span *spans;
+  size_t *same_as_prev;
+  lfa_shared_fragment **cells;
+  lfa_buf bytes; /* the file, for the next version's comparison (empty: nothing to share) */
 } lfa_manifest_file;
 
 /* Decodes a whole manifest file: framing, the manifest, its index and
@@ -44,6 +66,17 @@ typedef struct lfa_manifest_file {
 lfa_status lfa_manifest_file_decode(lfa_manifest_file *out, const uint8_t *data, size_t len,
                                     lfa_error *err);
 void lfa_manifest_file_free(lfa_manifest_file *file);
+
+/* lfa_manifest_file_decode of the file `*bytes` of a version, beside the
+ * previous version's file `prev` (decoded so; NULL: none): a fragment
+ * whose encoded bytes equal one of prev's is not decoded again but shares
+ * prev's message (10§5). The result, and every error, is that of
+ * lfa_manifest_file_decode; only the cost differs: what the commit
+ * changed. On success *out takes the bytes over (out->bytes; *bytes left
+ * empty) for the next version's comparison; on failure they stay the
+ * caller's. prev may be freed before or after *out. */
+lfa_status lfa_manifest_file_decode_after(lfa_manifest_file *out, lfa_buf *bytes, const lfa_manifest_file *prev,
+                                          lfa_error *err);
 
 /* A manifest's schema fields sorted by id, for lookups in O(log F): with
  * every field and descriptor looked up linearly, a manifest within
@@ -88,11 +121,17 @@ lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__M
  * the file's lfa_manifest_file.manifest_offset), for a manifest of exactly
  * `n` fragments. Equal bytes decode to the same fragment, field for field,
  * so a reader of consecutive versions tells an unchanged fragment by them
- * (10§5). LFA_ERR_FORMAT when the walk does not find n fragments. */
-typedef struct lfa_span {
-  size_t offset, len;
-} lfa_span;
+ * (10§5): lfa_manifest_file_decode_after walks them so. LFA_ERR_FORMAT when
+ * the walk does not find n fragments. */
 lfa_status lfa_manifest_fragment_spans(lfa_span *spans, size_t n, const uint8_t *data, size_t len,
                                        uint64_t manifest_offset, lfa_error *err);
+
+/* The lowest file offset among `bound` and the sections (index section,
+ * inline transaction) manifest message `body` names, found by walking its
+ * top-level fields without decoding them: what a reader fetching a large
+ * manifest footer first must read down to. False when the walk fails or a
+ * section field is not a varint (the decoder refuses the message: nothing
+ * is known of where it points). */
+bool lfa_manifest_sections_from(uint64_t *lowest, const uint8_t *body, size_t len, uint64_t bound);
 
 #endif
