@@ -139,10 +139,10 @@ def lance_line(lfa, dataset):
               "lance_wall_s": round(lance["seconds"], 3), "lfa_verify_wall_s": round(wall, 3),
               "versions": lance["versions"]}
     if ratio < 5:
-        detail["reason"] = ("lfa verify decodes every version's manifest in full, as Lance's checkout does, and "
-                            "then checks it; both costs follow the fragment count, so the ratio stays near the "
-                            "cost of a decode against Lance's. What would reach it: decode only the fragments whose "
-                            "bytes changed and share the parent's (verify_vs_decode's reason)")
+        detail["reason"] = ("lfa verify decodes only the fragments each commit changed, but still builds every "
+                            "version's model table from all of its fragments and reads every manifest whole; "
+                            "what would reach it: share the parent's table rows for unchanged fragments "
+                            "(verify_vs_decode's reason)")
     return line("verify_vs_lance", ratio, 5, False, detail)
 
 
