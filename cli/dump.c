@@ -421,17 +421,25 @@ static void out_end(dump_out *o) {
   json_finish(&o->w);
 }
 
-/* One version: loaded (and with --rows checked listable), then printed. */
-static void dump_one(dump_out *o, const lfa_version_entry *entry) {
+/* One version: loaded beside the one before (what the commit left
+ * unchanged is shared, not read or decoded again; `prev` is then this
+ * one, or empty when it could not be read), checked listable with --rows,
+ * then printed. */
+static void dump_one(dump_out *o, const lfa_version_entry *entry, lfa_snapshot *prev, bool *have_prev,
+                     lfa_object_cache *cache) {
   lfa_error err = {0};
   lfa_snapshot snap;
-  if (lfa_snapshot_load_fs(&snap, o->store->d.fs, o->a->dataset, entry, &err) != LFA_OK) { /* left freed */
+  lfa_status st = lfa_snapshot_load_after(&snap, o->store->d.fs, o->a->dataset, entry, cache,
+                                          *have_prev ? prev : NULL, &err);
+  if (*have_prev) lfa_snapshot_free(prev);
+  *have_prev = false;
+  if (st != LFA_OK) { /* left freed */
     out_error(o, entry->version, &err);
     return;
   }
   if (!o->a->rows || check_listable(&snap, &err) == LFA_OK) out_version(o, &snap);
   else out_error(o, entry->version, &err);
-  lfa_snapshot_free(&snap);
+  *prev = snap, *have_prev = true;
 }
 
 static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_version_list *versions) {
@@ -445,12 +453,18 @@ static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_ver
     lfa_cli_fail("dump", a->dataset, missing);
     return LFA_EXIT_UNUSABLE;
   }
+  lfa_object_cache cache; /* each object read once per run, within its budget: memory stays flat */
+  lfa_snapshot prev;
+  bool have_prev = false;
+  lfa_object_cache_init(&cache, 0);
   out_begin(&o, versions);
   for (size_t i = 0; i < versions->count; i++) {
     if (only == NULL && i % LFA_MANIFEST_PREFETCH_BATCH == 0) /* on an object store, fetched ahead in parallel */
       lfa_dataset_prefetch_manifests(store->d.fs, a->dataset, versions, i, LFA_MANIFEST_PREFETCH_BATCH, NULL, NULL);
-    if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i]);
+    if (only == NULL || &versions->entries[i] == only) dump_one(&o, &versions->entries[i], &prev, &have_prev, &cache);
   }
+  if (have_prev) lfa_snapshot_free(&prev);
+  lfa_object_cache_free(&cache); /* after every snapshot that borrowed from it */
   out_end(&o);
   if (o.failed == 0) return LFA_EXIT_OK;
   char summary[96];

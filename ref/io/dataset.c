@@ -114,14 +114,18 @@ void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa
   while (k > 0) free(paths[--k]);
 }
 
-static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_version_entry *e, lfa_error *err) {
+/* The manifest file of entry `e` into s->file: decoded plainly, or beside
+ * `prev` when `after` is set (its unchanged fragments shared, 10§5). */
+static lfa_status load_manifest(lfa_snapshot *s, const char *dir, const lfa_version_entry *e, bool after,
+                                const lfa_manifest_file *prev, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX], rel[LFA_PATH_BYTES_MAX];
   lfa_buf bytes = {0};
   uint64_t unread = 0;
   snprintf(rel, sizeof rel, "_versions/%s", e->name);
   lfa_status st = lfa_fs_join(path, sizeof path, dir, rel, err);
   if (st == LFA_OK) st = lfa_manifest_fetch(&bytes, &unread, s->fs, path, NULL, err);
-  if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
+  if (st == LFA_OK && after) st = lfa_manifest_file_decode_after(&s->file, &bytes, prev, err);
+  else if (st == LFA_OK) st = lfa_manifest_file_decode(&s->file, bytes.data, bytes.len, err);
   lfa_buf_free(&bytes);
   if (st != LFA_OK) lfa_error_prefix(err, "%s", rel), lfa_error_at_file(err, rel);
   return st;
@@ -509,7 +513,7 @@ static void open_begin(lfa_snapshot *out, const lfa_fs *fs, const lfa_version_en
 lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
                                 lfa_object_cache *cache, lfa_error *err) {
   open_begin(out, fs, entry, cache);
-  lfa_status st = load_manifest(out, dir, entry, err);
+  lfa_status st = load_manifest(out, dir, entry, false, NULL, err);
   if (st == LFA_OK) st = open_rest(out, dir, entry, &(earlier){NULL, NULL}, err);
   if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
@@ -549,6 +553,17 @@ lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char 
   lfa_status st = lfa_snapshot_open_fs(out, fs, dir, entry, NULL, err);
   for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
   if (st != LFA_OK) lfa_snapshot_free(out);
+  return st;
+}
+
+lfa_status lfa_snapshot_load_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                   lfa_object_cache *cache, const lfa_snapshot *from, lfa_error *err) {
+  open_begin(out, fs, entry, cache);
+  lfa_status st = load_manifest(out, dir, entry, true, from != NULL ? &from->file : NULL, err);
+  const size_t *same = from != NULL && cache != NULL && from->cache == cache ? out->file.same_as_prev : NULL;
+  if (st == LFA_OK) st = open_rest(out, dir, entry, &(earlier){from, same}, err);
+  for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
+  if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }
 

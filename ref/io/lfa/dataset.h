@@ -160,6 +160,17 @@ lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_versi
 lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
                                 lfa_error *err);
 
+/* lfa_snapshot_load_fs of the version after `from` (NULL: none; else an
+ * open snapshot of the same dataset that loaded, through the same
+ * `cache`, which may be NULL): a fragment with the bytes of one of from's
+ * shares its decoded message and, through the cache, its deletion set,
+ * whose checks passed in `from` (10§5); objects come from the cache. The
+ * snapshot is the one lfa_snapshot_load_fs gives, and so is every error;
+ * `from` may be freed before or after it. A reader walking versions in
+ * order keeps the one before and pays for what each commit changed. */
+lfa_status lfa_snapshot_load_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
+                                   lfa_object_cache *cache, const lfa_snapshot *from, lfa_error *err);
+
 /* lfa_snapshot_load_fs of version `version` of `dir` (NULL fs: POSIX),
  * found in its listing. LFA_ERR_USAGE when the dataset has no such version. */
 lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
