@@ -216,12 +216,58 @@ static lfa_status sink_fill(sink *s, bool assigned, uint64_t n, lfa_error *err) 
   return st;
 }
 
-/* The live bits of one old chunk (n_bits <= a chunk; bits NULL: all 0,
- * deleted NULL: none), appended after pos (< a chunk, as after a drain). */
-static lfa_status sink_live(sink *s, const uint64_t *bits, const uint64_t *deleted, uint64_t n_bits, lfa_error *err) {
+/* The words of a uniform run: at least this many words all 0 or all 1. */
+enum { RUN_WORDS = 32 };
+
+/* How many of words[0 .. n) from the first are equal to it. */
+static size_t run_length(const uint64_t *words, size_t n) {
+  size_t j = 1;
+  while (j < n && words[j] == words[0]) j++;
+  return j;
+}
+
+/* Where words[0 .. n) first has a uniform run of RUN_WORDS words (n if nowhere). */
+static size_t next_run(const uint64_t *words, size_t n) {
+  for (size_t i = 0; i < n;) {
+    size_t len = words[i] == 0 || words[i] == ~UINT64_C(0) ? run_length(words + i, n - i) : 1;
+    if (len >= RUN_WORDS) return i;
+    i += len; /* a shorter run: none starts inside it either */
+  }
+  return n;
+}
+
+/* The live offsets among 64 * n offsets whose deletion words are `deleted` (NULL: none). */
+static uint64_t live_in(const uint64_t *deleted, size_t n) {
+  return 64 * (uint64_t)n - (deleted != NULL ? lfa_bits_count(deleted, 64 * (uint64_t)n) : 0);
+}
+
+/* Old words compacted (deleted NULL: none), appended after pos (< a chunk,
+ * as after a drain); n_bits <= a chunk. */
+static lfa_status sink_words(sink *s, const uint64_t *bits, const uint64_t *deleted, uint64_t n_bits, lfa_error *err) {
   lfa_bits_append_live(s->buf, &s->pos, bits, deleted, n_bits);
   s->any = true, touched(s);
   return sink_drain(s, err);
+}
+
+/* The live bits of one old chunk (n_bits <= a chunk; deleted NULL: none).
+ * A run of state words all 0 or all 1, as a clustered state's are, is that
+ * many unassigned or assigned live rows, the deletion words only counted;
+ * the words between are compacted word by word. */
+static lfa_status sink_live(sink *s, const uint64_t *bits, const uint64_t *deleted, uint64_t n_bits, lfa_error *err) {
+  size_t words = (size_t)(n_bits / 64);
+  lfa_status st = LFA_OK;
+  for (size_t i = 0; st == LFA_OK && i < words;) {
+    size_t mixed = next_run(bits + i, words - i);
+    if (mixed > 0) st = sink_words(s, bits + i, deleted != NULL ? deleted + i : NULL, 64 * (uint64_t)mixed, err);
+    i += mixed;
+    if (st != LFA_OK || i == words) break;
+    size_t run = run_length(bits + i, words - i);
+    st = sink_fill(s, bits[i] != 0, live_in(deleted != NULL ? deleted + i : NULL, run), err);
+    i += run;
+  }
+  if (st == LFA_OK && n_bits % 64 != 0)
+    st = sink_words(s, bits + words, deleted != NULL ? deleted + words : NULL, n_bits % 64, err);
+  return st;
 }
 
 /* ---- the group ------------------------------------------------------------------------------- */
