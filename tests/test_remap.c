@@ -373,6 +373,92 @@ static void test_FA_REMAP_1_densities_and_deletion_patterns(void **state) {
     }
 }
 
+/* One old fragment of `rows` rows for the chunk-at-a-time cases: state
+ * ranges [from, to) and deletion ranges, given as pairs. */
+static void ranged_fragment(lfa_fragment *f, lfa_cell *c, uint64_t rows, const uint64_t *state, size_t n_state,
+                            const uint64_t *gone, size_t n_gone) {
+  memset(f, 0, sizeof *f);
+  f->physical_rows = rows;
+  if (n_gone > 0) f->deleted = roaring_bitmap_create();
+  for (size_t i = 0; i < n_gone; i += 2) roaring_bitmap_add_range(f->deleted, gone[i], gone[i + 1]);
+  *c = (lfa_cell){LFA_CELL_PARTIAL, roaring_bitmap_create()};
+  for (size_t i = 0; i < n_state; i += 2) roaring_bitmap_add_range(c->rows, state[i], state[i + 1]);
+}
+
+/* New fragments cut from `live` rows at the given sizes, the last taking the rest. */
+static size_t cut_new(uint64_t *rows, uint64_t live, const uint64_t *sizes, size_t n_sizes) {
+  size_t n = 0;
+  for (size_t i = 0; i < n_sizes && live > sizes[i]; i++) rows[n++] = sizes[i], live -= sizes[i];
+  rows[n++] = live;
+  return n;
+}
+
+/* [FA-REMAP-1] The chunk-at-a-time remap's own cases, each against the
+ * plain loop: uniform runs of state words (all 0 or all 1, 32 words and
+ * more) with and without deletions, a state with no container in a chunk
+ * (its live rows counted from the deletion container: array, bitset or
+ * runs, whole or the fragment's last partial chunk), words wholly deleted,
+ * old and new fragments of row counts that are not multiples of 64 or of
+ * 2^16, new fragment boundaries inside a word and on container
+ * boundaries, new fragments of one row, and an old fragment every row of
+ * which is deleted. */
+static void test_FA_REMAP_1_chunk_sink_cases(void **state) {
+  (void)state;
+  enum { N_OLD = 3 };
+  static const uint64_t sizes[][4] = {{65536, 65536, 1, 64}, {1, 1, 63, 65537}, {100, 131072, 7, 5},
+                                      {65535, 2, 65536, 3}, {200000, 1, 1, 1}, {3 * 65536 + 17, 64, 128, 1}};
+  uint64_t rng = 0x51CC5EEDULL;
+  for (int round = 0; round < 60; round++) {
+    lfa_fragment frag[N_OLD];
+    lfa_cell cell[N_OLD];
+    lfa_remap_source old[N_OLD];
+    uint64_t live = 0;
+    for (size_t i = 0; i < N_OLD; i++) {
+      uint64_t rows = 1 + tu_rand(&rng) % (4 * 65536 + 100), a = tu_rand(&rng) % rows, b = a + tu_rand(&rng) % (rows - a + 1);
+      uint64_t st[6] = {a, b, 0, 1 + tu_rand(&rng) % 3, rows - 1 - tu_rand(&rng) % (rows < 70 ? 1 : 70), rows};
+      uint64_t del_from = tu_rand(&rng) % rows, del_to = del_from + tu_rand(&rng) % (rows - del_from + 1);
+      uint64_t gone[4] = {del_from, del_to, rows / 2, rows / 2 + 1};
+      int how = (int)(tu_rand(&rng) % 5); /* deletions: none, a run, scattered, every row, a run and one */
+      ranged_fragment(&frag[i], &cell[i], rows, st, 2 + 2 * (tu_rand(&rng) % 3), gone, how == 1 ? 2 : how == 4 ? 4 : 0);
+      if (how == 2) frag[i].deleted = tu_density_set(&rng, rows, tu_rand(&rng) % 2 ? 0.01 : 0.2);
+      if (how == 3) frag[i].deleted = roaring_bitmap_from_range(0, rows, 1);
+      if (frag[i].deleted != NULL && tu_rand(&rng) % 2) roaring_bitmap_run_optimize(frag[i].deleted);
+      if (tu_rand(&rng) % 2) roaring_bitmap_run_optimize(cell[i].rows);
+      old[i] = (lfa_remap_source){&frag[i], &cell[i]};
+      live += lfa_fragment_live_rows(&frag[i]);
+    }
+    uint64_t rows[8];
+    size_t n_new = live == 0 ? 0 : cut_new(rows, live, sizes[round % 6], 4);
+    char what[64];
+    snprintf(what, sizeof what, "round %d", round);
+    assert_same_remap(old, N_OLD, rows, n_new, what);
+    for (size_t i = 0; i < N_OLD; i++) {
+      lfa_bitmap_free(cell[i].rows);
+      lfa_fragment_free(&frag[i]);
+    }
+  }
+}
+
+/* [FA-REMAP-1] A new fragment boundary inside a uniform run and inside a
+ * word: one old fragment of 5 chunks assigned but for its first 64 rows,
+ * deletions every 3rd row of its second chunk, cut into new fragments of
+ * 65536 + 33, 1, 70000 rows and the rest. */
+static void test_FA_REMAP_1_boundary_inside_a_run(void **state) {
+  (void)state;
+  lfa_fragment f;
+  lfa_cell c;
+  uint64_t st[2] = {64, 5 * 65536};
+  ranged_fragment(&f, &c, 5 * 65536, st, 2, NULL, 0);
+  f.deleted = roaring_bitmap_create();
+  for (uint64_t o = 65536; o < 2 * 65536; o += 3) roaring_bitmap_add(f.deleted, (uint32_t)o);
+  lfa_remap_source old = {&f, &c};
+  uint64_t rows[4] = {65536 + 33, 1, 70000, 0}, live = lfa_fragment_live_rows(&f);
+  rows[3] = live - rows[0] - rows[1] - rows[2];
+  assert_same_remap(&old, 1, rows, 4, "a boundary inside a run");
+  lfa_bitmap_free(c.rows);
+  lfa_fragment_free(&f);
+}
+
 /* [FA-REMAP-1] The word kernels themselves, against a bit by bit loop:
  * lfa_bits_squeeze keeps a word's bits at its live offsets in order, and
  * lfa_bits_append_live (pext where the CPU has it) and its portable
@@ -460,6 +546,8 @@ int main(void) {
       cmocka_unit_test(test_FA_REMAP_2_rows_refused_before_visiting),
       cmocka_unit_test(test_FA_REMAP_1_random_groups_fast_matches_plain),
       cmocka_unit_test(test_FA_REMAP_1_densities_and_deletion_patterns),
+      cmocka_unit_test(test_FA_REMAP_1_chunk_sink_cases),
+      cmocka_unit_test(test_FA_REMAP_1_boundary_inside_a_run),
       cmocka_unit_test(test_FA_REMAP_1_word_kernels_match_bit_loop),
       cmocka_unit_test(test_FA_REMAP_1_words_to_bitmap),
   };

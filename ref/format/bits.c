@@ -219,6 +219,36 @@ const uint64_t *lfa_bits_chunk(lfa_bits_chunks *c, uint32_t key, uint64_t *scrat
   return scratch;
 }
 
+/* The values of container k below n (<= 2^16): its cardinality for a
+ * whole chunk, else counted (a bitset's words, an array's values, runs). */
+static uint64_t container_count_below(const container *k, uint64_t n) {
+  if (k->kind != LFA_ROARING_RUNS && n >= (uint64_t)CHUNK_BYTES * 8) return k->cardinality;
+  uint64_t c = 0;
+  if (k->kind == LFA_ROARING_BITSET) {
+    const uint8_t *w = k->data;
+    for (size_t i = 0; i < (size_t)(n / 64); i++) c += (uint64_t)__builtin_popcountll(lfa_load_u64le(w + 8 * i));
+    if (n % 64 != 0) c += (uint64_t)__builtin_popcountll(lfa_load_u64le(w + 8 * (n / 64)) & ((UINT64_C(1) << (n % 64)) - 1));
+  } else if (k->kind == LFA_ROARING_ARRAY) {
+    while (c < k->count && u16_at(k->data + 2 * c) < n) c++; /* ascending */
+  } else {
+    for (uint32_t i = 0; i < k->count; i++) {
+      uint64_t from = u16_at(k->data + 4 * i), len = (uint64_t)u16_at(k->data + 4 * i + 2) + 1;
+      if (from < n) c += from + len <= n ? len : n - from;
+    }
+  }
+  return c;
+}
+
+uint64_t lfa_bits_chunk_count(lfa_bits_chunks *c, uint32_t key, uint64_t n_bits) {
+  if (c->bitmap == NULL) return 0;
+  const roaring_array_t *ra = &c->bitmap->high_low_container;
+  while (c->next < ra->size && ra->keys[c->next] < key) c->next++;
+  if (c->next >= ra->size || ra->keys[c->next] != key) return 0;
+  container k;
+  container_at(&k, ra, c->next++);
+  return container_count_below(&k, n_bits);
+}
+
 /* The container of `w` at `key`, if it has one (keys asked ascending). */
 static bool walker_at(container *k, walker *w, uint32_t key) {
   while (w->next < w->ra->size && w->ra->keys[w->next] < key) w->next++;
@@ -524,28 +554,38 @@ static void *new_container(uint8_t *type, const uint64_t *w, size_t n_words) {
   return ac;
 }
 
+lfa_status lfa_bits_add_chunk(roaring_bitmap_t *bitmap, uint64_t *count, uint32_t key, const uint64_t *words,
+                              size_t n_words, lfa_error *err) {
+  roaring_array_t *ra = &bitmap->high_low_container;
+  if (key > UINT16_MAX || n_words > CHUNK_BYTES / 8 || (ra->size > 0 && ra->keys[ra->size - 1] >= key))
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "chunk %u of %zu words does not follow the bitmap's last container", key,
+                    n_words);
+  size_t first = 0;
+  while (first < n_words && words[first] == 0) first++;
+  if (first == n_words) return LFA_OK; /* no value: no container */
+  if (ra->size >= ra->allocation_size) /* ra_append would grow the arrays, and it cannot say it failed */
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "the bitmap has room for %d containers", ra->allocation_size);
+  uint8_t type = 0;
+  void *k = new_container(&type, words, n_words);
+  if (k == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build a bitmap's container %u", key);
+  ra_append(ra, (uint16_t)key, k, type);
+  *count += type == BITSET_CONTAINER_TYPE_CODE ? (uint64_t)((bitset_container_t *)k)->cardinality
+                                               : (uint64_t)((array_container_t *)k)->cardinality;
+  return LFA_OK;
+}
+
 lfa_status lfa_bits_to_bitmap(roaring_bitmap_t **out, uint64_t *count, const uint64_t *words, uint64_t n_bits,
                               lfa_error *err) {
   *count = 0;
   size_t n_words = (size_t)((n_bits + 63) / 64), per = CHUNK_BYTES / 8, chunks = (n_words + per - 1) / per;
   *out = roaring_bitmap_create_with_capacity((uint32_t)chunks); /* ra_append then never grows the arrays */
   if (*out == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t c = 0; c < chunks; c++) {
-    const uint64_t *w = words + c * per;
-    size_t n = n_words - c * per < per ? n_words - c * per : per, first = 0;
-    while (first < n && w[first] == 0) first++;
-    if (first == n) continue; /* no value: no container */
-    uint8_t type = 0;
-    void *k = new_container(&type, w, n);
-    if (k == NULL) {
-      roaring_bitmap_free(*out), *out = NULL;
-      return lfa_fail(err, LFA_ERR_NOMEM, NULL, "cannot build a bitmap's container %zu", c);
-    }
-    ra_append(&(*out)->high_low_container, (uint16_t)c, k, type);
-    *count += type == BITSET_CONTAINER_TYPE_CODE ? (uint64_t)((bitset_container_t *)k)->cardinality
-                                                 : (uint64_t)((array_container_t *)k)->cardinality;
-  }
-  return LFA_OK;
+  lfa_status st = LFA_OK;
+  for (size_t c = 0; st == LFA_OK && c < chunks; c++)
+    st = lfa_bits_add_chunk(*out, count, (uint32_t)c, words + c * per, n_words - c * per < per ? n_words - c * per : per,
+                            err);
+  if (st != LFA_OK) roaring_bitmap_free(*out), *out = NULL;
+  return st;
 }
 
 void lfa_bits_fill(uint8_t *out, size_t out_len, uint64_t n_bits, bool value) {

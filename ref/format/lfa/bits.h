@@ -59,6 +59,11 @@ void lfa_bits_chunks_start(lfa_bits_chunks *c, const roaring_bitmap_t *bitmap);
  * value there. Keys must not descend from one call to the next. */
 const uint64_t *lfa_bits_chunk(lfa_bits_chunks *c, uint32_t key, uint64_t *scratch);
 
+/* The values of chunk `key` below n_bits (<= 2^16): the container's own
+ * cardinality for a whole chunk, its values never read. Keys must not
+ * descend from one call to the next (lfa_bits_chunk's too, on the same c). */
+uint64_t lfa_bits_chunk_count(lfa_bits_chunks *c, uint32_t key, uint64_t n_bits);
+
 /* ---- live bits, packed (FA-REMAP-1) ---------------------------------------------- */
 
 /* A word's bits at the offsets `deleted` does not hold, in order, packed
@@ -90,5 +95,15 @@ uint64_t lfa_bits_count(const uint64_t *words, uint64_t n_bits);
  * n_bits <= 2^32. OWNERSHIP: the caller frees *out (NULL on failure). */
 lfa_status lfa_bits_to_bitmap(roaring_bitmap_t **out, uint64_t *count, const uint64_t *words, uint64_t n_bits,
                               lfa_error *err);
+
+/* Appends chunk `key`'s n_words words (at most 1024; the bits after them
+ * up to the chunk's end are 0) to `bitmap` as one container, as
+ * lfa_bits_to_bitmap builds them, and adds its values to *count; nothing
+ * when the words are all 0. LFA_ERR_USAGE unless key is above every key
+ * the bitmap has (containers are appended in order) and below 2^16, and
+ * the bitmap has room for one more container (it was created with the
+ * capacity it needs: roaring_bitmap_create_with_capacity). */
+lfa_status lfa_bits_add_chunk(roaring_bitmap_t *bitmap, uint64_t *count, uint32_t key, const uint64_t *words,
+                              size_t n_words, lfa_error *err);
 
 #endif
