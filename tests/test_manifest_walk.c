@@ -2,8 +2,8 @@
  * (lfa_manifest_file_decode_after, 10§5) is the manifest a plain decode
  * gives, field for field, whatever changed between the two versions;
  * shared fragments outlive either version's free; errors are the plain
- * decode's, word for word; and the section offsets a footer-first reader
- * takes from a walk are those the decoder reads.
+ * decode's, word for word; the fragment spans and the section offsets a
+ * walk of the top level finds are those the decoder reads.
  *
  * The manifests are the upstream layout example's nine (written by
  * upstream's proof of concept, not by lfa), and histories built here by
@@ -17,6 +17,24 @@
 #include "lfa/pb.h"
 
 #define EXAMPLE SHARED_DIR "/upstream-layout-example/address-mode-history"
+
+/* Version v (1 .. 9) of the example: its file's bytes. */
+static lfa_buf read_example(int v) {
+  char path[256];
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  snprintf(path, sizeof path, "%s/_versions/%d.manifest", EXAMPLE, v);
+  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  return b;
+}
+
+/* ... and decoded plainly into *f. */
+static lfa_buf decode_example(lfa_manifest_file *f, int v) {
+  lfa_buf b = read_example(v);
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_file_decode(f, b.data, b.len, &err), &err);
+  return b;
+}
 
 /* The packed bytes of a manifest: equal when every field is. */
 static lfa_buf packed(const Lance__Table__Manifest *m) {
@@ -159,11 +177,7 @@ static void test_decode_after_on_the_upstream_example(void **state) {
   lfa_manifest_file prev = {0}, cur;
   size_t shared_in_all = 0;
   for (int v = 1; v <= 9; v++) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/_versions/%d.manifest", EXAMPLE, v);
-    lfa_buf b = {0};
-    lfa_error err = {0};
-    assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+    lfa_buf b = read_example(v);
     shared_in_all += decode_both(&cur, &b, v > 1 ? &prev : NULL);
     lfa_manifest_file_free(&prev);
     prev = cur;
@@ -209,18 +223,42 @@ static void test_errors_are_the_plain_decodes(void **state) {
   lfa_buf_free(&good), lfa_buf_free(&bad);
 }
 
+/* The spans of every fragment (10§5) are what protobuf-c decodes as that
+ * fragment, on every manifest of the example; a manifest cut short or
+ * with a wrong count is refused, never read past. */
+static void test_fragment_spans_match_the_decoder(void **state) {
+  (void)state;
+  for (int v = 1; v <= 9; v++) {
+    lfa_manifest_file f;
+    lfa_buf b = decode_example(&f, v);
+    lfa_error err = {0};
+    size_t n = f.manifest->n_fragments;
+    lfa_span spans[64];
+    assert_true(n > 0 && n < 64);
+    assert_ok(lfa_manifest_fragment_spans(spans, n, b.data, b.len, f.manifest_offset, &err), &err);
+    for (size_t i = 0; i < n; i++) {
+      Lance__Table__DataFragment *one = lance__table__data_fragment__unpack(NULL, spans[i].len, b.data + spans[i].offset);
+      assert_non_null(one);
+      assert_int_equal(one->id, f.manifest->fragments[i]->id);
+      assert_int_equal(one->physical_rows, f.manifest->fragments[i]->physical_rows);
+      lance__table__data_fragment__free_unpacked(one, NULL);
+    }
+    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n + 1, b.data, b.len, f.manifest_offset, &err), LFA_OK);
+    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n, b.data, (size_t)f.manifest_offset + 8, f.manifest_offset,
+                                                     &err), LFA_OK);
+    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n, b.data, b.len, b.len - 2, &err), LFA_OK);
+    lfa_manifest_file_free(&f);
+    lfa_buf_free(&b);
+  }
+}
+
 /* ---- section offsets by a walk ------------------------------------------------------ */
 
 static void test_sections_from_agrees_with_the_decoder(void **state) {
   (void)state;
   for (int v = 1; v <= 9; v++) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/_versions/%d.manifest", EXAMPLE, v);
-    lfa_buf b = {0};
     lfa_manifest_file f;
-    lfa_error err = {0};
-    assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
-    assert_ok(lfa_manifest_file_decode(&f, b.data, b.len, &err), &err);
+    lfa_buf b = decode_example(&f, v);
     const Lance__Table__Manifest *m = f.manifest;
     uint64_t want = f.manifest_offset, got = 0;
     if (m->_index_section_case == LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION && m->index_section < want)
@@ -252,6 +290,7 @@ int main(void) {
       cmocka_unit_test(test_shared_fragments_outlive_either_free),
       cmocka_unit_test(test_decode_after_on_the_upstream_example),
       cmocka_unit_test(test_errors_are_the_plain_decodes),
+      cmocka_unit_test(test_fragment_spans_match_the_decoder),
       cmocka_unit_test(test_sections_from_agrees_with_the_decoder),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

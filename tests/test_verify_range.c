@@ -2,8 +2,7 @@
  * reads its first version's parent and its own versions and nothing else,
  * says that it left the orphan check out [FA-VERIFY-5], and a run resumed
  * from a state checks only what is new after the state's history is found
- * unchanged [FA-VERIFY-7]; the fragment spans that tell an unchanged
- * fragment agree with protobuf-c's decoder.
+ * unchanged [FA-VERIFY-7].
  *
  * The dataset is the upstream layout example (nine versions, independent
  * of this code): 1 Overwrite, 2 Merge, 3 Update, 4 Append, 5 Delete,
@@ -199,43 +198,9 @@ static void test_FA_VERIFY_7_changed_history_is_an_error(void **state) {
   remove_copy(dir);
 }
 
-/* The spans of every fragment (10§5) are what protobuf-c decodes as that
- * fragment, on every manifest of the example; a manifest cut short or
- * with a wrong count is refused, never read past. */
-static void test_fragment_spans_match_the_decoder(void **state) {
-  (void)state;
-  for (int v = 1; v <= 9; v++) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/_versions/%d.manifest", EXAMPLE, v);
-    lfa_buf b = {0};
-    lfa_manifest_file f;
-    lfa_error err = {0};
-    assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
-    assert_ok(lfa_manifest_file_decode(&f, b.data, b.len, &err), &err);
-    size_t n = f.manifest->n_fragments;
-    lfa_span spans[64];
-    assert_true(n > 0 && n < 64);
-    assert_ok(lfa_manifest_fragment_spans(spans, n, b.data, b.len, f.manifest_offset, &err), &err);
-    for (size_t i = 0; i < n; i++) {
-      Lance__Table__DataFragment *one = lance__table__data_fragment__unpack(NULL, spans[i].len, b.data + spans[i].offset);
-      assert_non_null(one);
-      assert_int_equal(one->id, f.manifest->fragments[i]->id);
-      assert_int_equal(one->physical_rows, f.manifest->fragments[i]->physical_rows);
-      lance__table__data_fragment__free_unpacked(one, NULL);
-    }
-    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n + 1, b.data, b.len, f.manifest_offset, &err), LFA_OK);
-    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n, b.data, (size_t)f.manifest_offset + 8, f.manifest_offset,
-                                                     &err), LFA_OK);
-    assert_int_not_equal(lfa_manifest_fragment_spans(spans, n, b.data, b.len, b.len - 2, &err), LFA_OK);
-    lfa_manifest_file_free(&f);
-    lfa_buf_free(&b);
-  }
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_VERIFY_7_state_text),
-      cmocka_unit_test(test_fragment_spans_match_the_decoder),
       cmocka_unit_test(test_range_reads_only_the_range),
       cmocka_unit_test(test_FA_VERIFY_7_resume_checks_what_is_new),
       cmocka_unit_test(test_FA_VERIFY_7_changed_history_is_an_error),
