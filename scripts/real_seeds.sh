@@ -14,6 +14,14 @@ pick() { # target name file
   echo "corpus/$1/$2 ($(stat -c %s "$3") bytes)"
 }
 
+# An earlier and a later manifest as one decode_manifest_after input: the
+# earlier one's length (u32 LE), its bytes, the later one's.
+pair() { # name earlier later
+  python3 -c 'import struct, sys; a, b = (open(f, "rb").read() for f in sys.argv[2:4]); open(sys.argv[1], "wb").write(struct.pack("<I", len(a)) + a + b)' \
+    "corpus/decode_manifest_after/$1" "$2" "$3"
+  echo "corpus/decode_manifest_after/$1 ($(stat -c %s "corpus/decode_manifest_after/$1") bytes)"
+}
+
 for release in lance12:12.0.0 lance8:8.0.0; do
   dir=${release%%:*} version=${release#*:}
   [ -d "interop/$dir/node_modules/@lancedb/lancedb" ] ||
@@ -27,6 +35,10 @@ for release in lance12:12.0.0 lance8:8.0.0; do
     pick decode_manifest "$p-v2-delete.manifest" "$t/_versions/18446744073709551613.manifest"
     pick decode_manifest "$p-v6-compaction.manifest" "$t/_versions/18446744073709551609.manifest"
     pick decode_manifest "$p-v7-index.manifest" "$t/_versions/18446744073709551608.manifest"
+    # the later of two versions decoded beside the earlier: a compaction after
+    # the deletes (little shared), an index after the compaction (all shared)
+    pair "$p-v2-v6.pair" "$t/_versions/18446744073709551613.manifest" "$t/_versions/18446744073709551609.manifest"
+    pair "$p-v6-v7.pair" "$t/_versions/18446744073709551609.manifest" "$t/_versions/18446744073709551608.manifest"
     # a transaction file is named after its read version; two may share one
     i=0
     for txn in "$t"/_transactions/*.txn; do
