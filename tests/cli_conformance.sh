@@ -182,11 +182,14 @@ EXIT=0 verdict skip.sh 'SKIP  plain: no nested fields here'
 verdict garbage.sh 'FAIL  plain: fail: unusable observations'
 verdict nodata.sh 'FAIL  plain: fail: the adapter left no dataset'
 verdict short.sh 'FAIL  plain: fail: setup (create, line 5): the adapter reported nothing for this step'
+# The sleeps last a time no other run on the machine picks (this test's
+# PID in it): pgrep sees every process, a concurrent run of this test too.
+nap=31$$
 check "a timeout kills the adapter's whole process group" bash -c "
   mk() { printf '#!/bin/sh\n%s\n' \"\$2\" >'$tmp'/\$1 && chmod +x '$tmp'/\$1; }
-  mk forks.sh 'sleep 3131 & sleep 3131'
+  mk forks.sh 'sleep $nap & sleep $nap'
   (cd '$tmp' && '$lfa' conformance --suite '$suite' --filter plain --adapter '$tmp/forks.sh' --timeout 1 >/dev/null)
-  ! pgrep -f '^sleep 3131$' >/dev/null"
+  ! pgrep -f '^sleep $nap$' >/dev/null"
 
 # ---- invalid scenarios: unusable input, not a writer failure --------------------------------
 bad=$tmp/badsuite
