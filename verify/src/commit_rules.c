@@ -264,12 +264,18 @@ static void check_reuse(const vf_ctx *c, const vf_version *p, const vf_version *
                      "the descriptor instead", b->root_file->path, a->root_file->path, p->version);
     return;
   }
-  for (size_t k = 0; k < b->count; k++) { /* entries of fragments in both, ascending */
-    const lfa_root_entry *en = b->root->fragments[k];
-    for (size_t j = 0; j < a->count; j++) {
-      const lfa_root_entry *ep = a->root->fragments[j];
-      if (ep->fragment_id == en->fragment_id && is_partial(ep) && is_partial(en))
+  /* entries of fragments in both: a loaded root's entries strictly ascend
+   * [FA-ROOT-2], so one merge of the two lists finds them */
+  for (size_t k = 0, j = 0; k < b->count && j < a->count;) {
+    const lfa_root_entry *en = b->root->fragments[k], *ep = a->root->fragments[j];
+    if (ep->fragment_id < en->fragment_id) {
+      j++;
+    } else if (en->fragment_id < ep->fragment_id) {
+      k++;
+    } else {
+      if (is_partial(ep) && is_partial(en))
         compare_partials(c, n, b->field_id, &a->fragments[j], base_p, &b->fragments[k], base_n, ep, en);
+      j++, k++;
     }
   }
 }
