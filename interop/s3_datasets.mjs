@@ -32,7 +32,7 @@ import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { HERE, parseArgs } from "./lane_util.mjs";
+import { HERE, parseArgs, s3Difference } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/s3_datasets.mjs --lfa BIN --endpoint URL --gen DIR[,DIR...]",
   ["lfa", "endpoint", "gen"]);
@@ -75,14 +75,8 @@ let compared = 0;
 async function same(url, dir, cmd, more, what) {
   const [a, b] = await Promise.all([lfa([cmd, url, ...more]), lfa([cmd, dir, ...more])]);
   compared++;
-  const sub = a.out.split(url).join(dir);
-  if (a.code !== b.code || sub !== b.out) {
-    const la = sub.split("\n"), lb = b.out.split("\n");
-    let i = 0;
-    while (i < la.length && la[i] === lb[i]) i++;
-    differ(`${what}: lfa ${cmd} ${more.join(" ")}`,
-      `exit ${a.code} on s3://, ${b.code} local; first difference at line ${i + 1}: '${la[i]}' vs '${lb[i]}' ${a.err.trim()}`);
-  }
+  const d = s3Difference(url, dir, a, b);
+  if (d) differ(`${what}: lfa ${cmd} ${more.join(" ")}`, d);
   return b;
 }
 
