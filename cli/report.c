@@ -9,10 +9,11 @@
 #include "args.h"
 #include "cli.h"
 #include "lfa/report.h"
+#include "store.h"
 
 static const char HELP[] =
     "usage: lfa report DATASET -o FILE [--versions A..B] [--fragments A..B]\n"
-    "                  [--svg FIELD_ID] [--title TEXT]\n"
+    "                  [--svg FIELD_ID] [--title TEXT] [--stats] [--allow-http]\n"
     "\n"
     "Draws the history of the Lance dataset at DATASET as one HTML file with\n"
     "no script and nothing fetched from a network: a timeline of the versions\n"
@@ -31,6 +32,14 @@ static const char HELP[] =
     "  --fragments A..B  only fragment ids A to B\n"
     "  --svg FIELD_ID    write only that field's grid, as a standalone SVG\n"
     "  --title TEXT      the SVG's title (default: the dataset and field)\n"
+    "  --stats           requests, bytes read, retries: what reaching DATASET\n"
+    "                    cost, one line on stderr\n"
+    "  --allow-http      allow a plain http:// endpoint for s3:// (AWS_ALLOW_HTTP=true)\n"
+    "\n"
+    "The page names DATASET as given: the report of s3://B/P and that of a\n"
+    "local copy of it differ only there (the two are otherwise the same bytes).\n"
+    "\n"
+    LFA_CLI_STORE_HELP_DATASET
     "\n"
     "Exit status: 0 written, no error finding; 1 written, with error findings;\n"
     "2 the dataset cannot be listed, no version in range, the field is not\n"
@@ -40,6 +49,7 @@ typedef struct report_args {
   const char *dataset, *out, *versions, *fragments, *title;
   uint64_t svg_field;
   size_t has_svg;
+  bool stats, allow_http;
   lfa_report_options options;
 } report_args;
 
@@ -71,6 +81,8 @@ static bool parse_args(report_args *a, int argc, char **argv) {
       {"--fragments", LFA_CLI_TEXT, &a->fragments, NULL, 1, 0, 0},
       {"--svg", LFA_CLI_U64, &a->svg_field, &a->has_svg, 1, 0, INT32_MAX},
       {"--title", LFA_CLI_TEXT, &a->title, NULL, 1, 0, 0},
+      {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
+      {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
   };
   int r = lfa_cli_parse("report", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
@@ -112,14 +124,15 @@ static int write_out(const report_args *a, const lfa_report *r) {
 int lfa_cli_report(int argc, char **argv) {
   report_args a;
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_store store;
+  if (!lfa_cli_store_open(&store, "report", a.dataset, a.allow_http, a.stats, false)) return LFA_EXIT_UNUSABLE;
+  a.options.fs = store.d.fs;
   lfa_report r;
   lfa_error err = {0};
-  if (lfa_report_collect(&r, a.dataset, &a.options, &err) != LFA_OK) {
-    lfa_cli_fail("report", a.dataset, err.msg);
-    lfa_report_free(&r);
-    return LFA_EXIT_UNUSABLE;
-  }
-  int code = write_out(&a, &r);
+  int code = LFA_EXIT_UNUSABLE;
+  if (lfa_report_collect(&r, a.dataset, &a.options, &err) != LFA_OK) lfa_cli_fail("report", a.dataset, err.msg);
+  else code = write_out(&a, &r);
   lfa_report_free(&r);
+  lfa_cli_store_close(&store);
   return code;
 }

@@ -41,3 +41,15 @@ export function runLfa(bin, argv) {
   const r = spawnSync(bin, argv, { encoding: "utf8", maxBuffer: 1 << 28 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
+
+// How lfa's answer `a` on an s3:// URL differs from its answer `b` on a
+// local copy at `dir`, the URL read as that path: null when the exit status
+// and stdout are the same, else the statuses and the first differing line.
+export function s3Difference(url, dir, a, b) {
+  const sub = a.out.split(url).join(dir);
+  if (a.code === b.code && sub === b.out) return null;
+  const la = sub.split("\n"), lb = b.out.split("\n");
+  let i = 0;
+  while (i < la.length && la[i] === lb[i]) i++;
+  return `exit ${a.code} on s3://, ${b.code} local; first difference at line ${i + 1}: '${la[i]}' vs '${lb[i]}' ${(a.err || "").trim()}`;
+}

@@ -31,7 +31,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-import { HERE, loadRelease, parseArgs } from "./lane_util.mjs";
+import { HERE, loadRelease, parseArgs, s3Difference } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/s3_lane.mjs --release R --lfa BIN --work DIR --endpoint URL [--proxy URL]",
   ["release", "lfa", "work", "endpoint"]);
@@ -181,13 +181,8 @@ function same(ep, url, dir, cmd, more, what) {
   const a = runWith(ep, [cmd, url, ...more]);
   const b = runWith(ep, [cmd, dir, ...more]);
   compared++;
-  const sub = a.out.split(url).join(dir);
-  if (a.code !== b.code || sub !== b.out) {
-    const la = sub.split("\n"), lb = b.out.split("\n");
-    let i = 0;
-    while (i < la.length && la[i] === lb[i]) i++;
-    differ(`${what}: lfa ${cmd} ${more.join(" ")}`, `exit ${a.code} vs ${b.code}; first difference at line ${i + 1}: '${la[i]}' vs '${lb[i]}' ${a.err || ""}`);
-  }
+  const d = s3Difference(url, dir, a, b);
+  if (d) differ(`${what}: lfa ${cmd} ${more.join(" ")}`, d);
   return b;
 }
 

@@ -5,6 +5,10 @@
 #  - dump, verify, eval and cleanup answer on s3://lfa/P exactly as on a
 #    local copy of P (the URL read as the path): the copy is made with plain
 #    HTTP requests (interop/s3/tree.mjs), not by lfa;
+#  - lfa report draws the same page byte for byte, of the sample and of a
+#    dataset with error findings, directly and through faults: the page names
+#    its DATASET as given, in its title and its header, and nowhere else, so
+#    the s3:// page with the URL read as the path is the local page;
 #  - --stats: on stderr, and under "stats" in the JSON;
 #  - plain http is refused unless AWS_ALLOW_HTTP=true or --allow-http;
 #  - track and invalidate commit on s3://, and a version another writer made
@@ -29,6 +33,8 @@ s3_start
 
 "$lfa" sample "$tmp/ds" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
 for p in sample commit race race2 clean faulty stopped busy; do s3_put "$tmp/ds" "$p"; done
+bad=conformance/invalid/bitmap3_empty_partial # error findings, an unreadable bitmap named in them
+s3_put "$bad" invalid
 direct=$S3_ENDPOINT
 
 # same NAME ENDPOINT PREFIX DIR CMD ARGS...: lfa CMD on s3://lfa/PREFIX through
@@ -49,12 +55,44 @@ same() {
   fi
 }
 
+# same_report ENDPOINT PREFIX DIR ARGS...: lfa report of s3://lfa/PREFIX through
+# ENDPOINT and of DIR: the same exit status, the URL named exactly twice (the
+# title, the header), and the same page once it is read as DIR.
+same_report() {
+  local ep=$1 prefix=$2 dir=$3
+  shift 3
+  env $(s3_env "$ep") "$lfa" report "s3://lfa/$prefix" -o "$tmp/s3.html" "$@" 2>"$tmp/s3.err"
+  local a=$?
+  "$lfa" report "$dir" -o "$tmp/local.html" "$@" 2>"$tmp/local.err"
+  local b=$?
+  local named
+  named=$(grep -o "s3://lfa/$prefix" "$tmp/s3.html" | wc -l)
+  sed "s#s3://lfa/$prefix#$dir#g" "$tmp/s3.html" >"$tmp/s3.sub"
+  if [ $a -ne $b ] || [ $a -gt 1 ] || [ "$named" -ne 2 ] || ! grep -q '<tr id="v-' "$tmp/local.html" ||
+     ! cmp -s "$tmp/s3.sub" "$tmp/local.html"; then
+    echo "exit $a on s3://, $b local; the URL named $named times"
+    diff "$tmp/s3.sub" "$tmp/local.html" | head -20
+    head -5 "$tmp/s3.err" "$tmp/local.err"
+    return 1
+  fi
+}
+
 # 1. the same answers
 for args in "dump --json --rows" "dump" "verify --json" "verify" "verify --json --from 4" "verify --json --full" \
             "eval --field embedding --json" "eval --field embedding --version 3" "dump --version 2 --json"; do
   # shellcheck disable=SC2086
   check "same answer on s3:// and a local copy: lfa $args" same "$direct" sample "$tmp/ds" $args
 done
+check "same page: lfa report" same_report "$direct" sample "$tmp/ds"
+check "same page: lfa report --versions 2..4" same_report "$direct" sample "$tmp/ds" --versions 2..4
+check "same page: lfa report of a dataset with error findings" same_report "$direct" invalid "$bad"
+check "...which has some (exit 1)" exits 1 "$lfa" report "$bad" -o "$tmp/bad.html"
+check "--stats: lfa report says what s3:// cost" bash -c "env $(s3_env "$direct") '$lfa' report s3://lfa/sample -o '$tmp/st.html' --stats 2>&1 >/dev/null |
+  grep -E '^lfa report: stats \(s3\): [1-9][0-9]* requests, [1-9][0-9]* bytes read, 0 bytes written, 0 retries$'"
+check "lfa report refuses plain http without AWS_ALLOW_HTTP, exit 2" bash -c "
+  env AWS_ENDPOINT_URL=$direct '$lfa' report s3://lfa/sample -o '$tmp/no.html' 2>&1 >/dev/null | grep -q 'plain http: set AWS_ALLOW_HTTP=true'
+  env AWS_ENDPOINT_URL=$direct '$lfa' report s3://lfa/sample -o '$tmp/no.html' 2>/dev/null; test \$? -eq 2"
+check "...and --allow-http allows it" bash -c "env AWS_ENDPOINT_URL=$direct '$lfa' report s3://lfa/sample -o '$tmp/yes.html' --allow-http"
 check "same plan: cleanup --dry-run --json" bash -c "
   env $(s3_env "$direct") '$lfa' cleanup s3://lfa/sample --dry-run --json --now 4000000000 --grace 0 --keep-from 4 |
     sed 's#s3://lfa/sample#$tmp/ds#g' >'$tmp/c1.json'
@@ -124,6 +162,7 @@ for ep in fail3 slow cut pages; do
     # shellcheck disable=SC2086
     check "$ep: the same answer: lfa $args" same "${!ep}" sample "$tmp/ds" $args
   done
+  check "$ep: the same page: lfa report" same_report "${!ep}" invalid "$bad"
 done
 check "a 500 on every third request: retried, and counted" bash -c "env $(s3_env "$fail3") '$lfa' verify s3://lfa/sample --stats 2>&1 >/dev/null |
   grep -E ' [1-9][0-9]* retries$'"

@@ -7,7 +7,11 @@
 # free port, a temporary directory) and a fault proxy before it (many listing
 # pages, a 500 on every fifth request), then has the release write tables to
 # it and holds lfa on s3:// to lfa on a copy made with plain GETs
-# (interop/s3_lane.mjs). Run by ctest.
+# (interop/s3_lane.mjs). Then every dataset the real-Lance lane left in
+# build-lance/lance12/ and build-lance/lance8/ (tests/lance_lane.sh, which
+# ctest runs first: fixtures lance_datasets_<release>) is put on the same
+# server, and lfa dump, verify (whole and --from the newest) and eval must
+# answer on s3:// as on disk (interop/s3_datasets.mjs). Run by ctest.
 #
 # The pinned release and interop/s3 must be installed (scripts/peers.sh):
 # otherwise this fails with a one-line reason. LFA_SKIP_LANCE=1 skips it, and
@@ -25,4 +29,7 @@ tmp=$(mktemp -d)
 s3_start
 proxy_start faulty --page-keys 7 --fail-every 5
 work=build-lance/$release/s3
-node interop/s3_lane.mjs --release "$release" --lfa "$lfa" --work "$work" --endpoint "$S3_ENDPOINT" --proxy "$faulty"
+node interop/s3_lane.mjs --release "$release" --lfa "$lfa" --work "$work" --endpoint "$S3_ENDPOINT" --proxy "$faulty" ||
+  status=1
+node interop/s3_datasets.mjs --lfa "$lfa" --endpoint "$S3_ENDPOINT" --gen build-lance/lance12,build-lance/lance8 || status=1
+exit ${status:-0}

@@ -28,19 +28,27 @@ function* files(root, rel = "") {
   }
 }
 
+// PUTs PUT_PARALLEL files at a time: a lane's thousands of small files
+// otherwise wait on one round trip each.
+const PUT_PARALLEL = 8;
 async function put() {
-  let n = 0;
-  for (const rel of files(dir)) {
-    const key = prefix ? `${prefix}/${rel}` : rel;
-    const res = await fetch(`${endpoint}/${bucket}/${enc(key)}`, {
-      method: "PUT",
-      body: fs.readFileSync(path.join(dir, rel)),
-      headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
-    });
-    if (!res.ok) fail(`PUT ${key}: HTTP ${res.status}`);
-    n++;
+  const todo = [...files(dir)];
+  let next = 0;
+  async function worker() {
+    while (next < todo.length) {
+      const rel = todo[next++];
+      const key = prefix ? `${prefix}/${rel}` : rel;
+      const res = await fetch(`${endpoint}/${bucket}/${enc(key)}`, {
+        method: "PUT",
+        body: fs.readFileSync(path.join(dir, rel)),
+        headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
+      });
+      if (!res.ok) fail(`PUT ${key}: HTTP ${res.status}`);
+      await res.arrayBuffer();
+    }
   }
-  console.log(`put ${n} objects under s3://${bucket}/${prefix}`);
+  await Promise.all(Array.from({ length: PUT_PARALLEL }, worker));
+  console.log(`put ${todo.length} objects under s3://${bucket}/${prefix}`);
 }
 
 const field = (xml, tag) => [...xml.matchAll(new RegExp(`<${tag}>([^<]*)</${tag}>`, "g"))].map((m) => m[1]);

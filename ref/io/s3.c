@@ -1,7 +1,7 @@
 /* s3.c: an S3-compatible object store as an lfa_fs (lfa/s3.h), over
  * libcurl: path-style requests, SigV4 by CURLOPT_AWS_SIGV4, bounded
- * retries with exponential backoff, ListObjectsV2 read page by page with
- * a small bounded XML reader of its own, a run-long memory of what each
+ * retries with exponential backoff, ListObjectsV2 read page by page (each
+ * page by lfa/s3_listing.h's bounded reader), a run-long memory of what each
  * key held, and prefetching GETs through curl multi. */
 #define _POSIX_C_SOURCE 200809L
 #include "lfa/s3.h"
@@ -17,6 +17,7 @@
 
 #include "lfa/hash.h"
 #include "lfa/limits.h"
+#include "lfa/s3_listing.h"
 
 /* ---- small tools ----------------------------------------------------------------------- */
 
@@ -588,76 +589,6 @@ static int s3_is_dir(void *ctx, const char *path) {
 
 /* ---- ListObjectsV2 ---------------------------------------------------------------------------- */
 
-/* The next <tag>...</tag> inside [*at, end): its text in [*a, *z), *at
- * moved past it. False when there is none. */
-static bool next_element(const char **a, const char **z, const char **at, const char *end, const char *tag) {
-  char open[48], close[48];
-  int no = snprintf(open, sizeof open, "<%s>", tag), nc = snprintf(close, sizeof close, "</%s>", tag);
-  for (const char *p = *at; p + no <= end; p++) {
-    if (memcmp(p, open, (size_t)no) != 0) continue;
-    const char *b = p + no;
-    for (const char *q = b; q + nc <= end; q++)
-      if (memcmp(q, close, (size_t)nc) == 0) {
-        *a = b, *z = q, *at = q + nc;
-        return true;
-      }
-    return false;
-  }
-  return false;
-}
-
-/* XML text [a, z) with its five entities and numeric references decoded,
- * into out[cap]. False when it does not fit or holds a bad reference or a
- * NUL. */
-static bool xml_text(char *out, size_t cap, const char *a, const char *z) {
-  size_t n = 0;
-  for (const char *p = a; p < z;) {
-    unsigned long c;
-    if (*p != '&') {
-      c = (unsigned char)*p++;
-      if (c == 0 || n + 1 >= cap) return false;
-      out[n++] = (char)c;
-      continue;
-    }
-    const char *semi = memchr(p, ';', (size_t)(z - p));
-    if (semi == NULL || semi - p > 12) return false;
-    size_t k = (size_t)(semi - p - 1);
-    const char *name = p + 1;
-    if (k == 3 && memcmp(name, "amp", 3) == 0) c = '&';
-    else if (k == 2 && memcmp(name, "lt", 2) == 0) c = '<';
-    else if (k == 2 && memcmp(name, "gt", 2) == 0) c = '>';
-    else if (k == 4 && memcmp(name, "quot", 4) == 0) c = '"';
-    else if (k == 4 && memcmp(name, "apos", 4) == 0) c = '\'';
-    else if (k >= 2 && name[0] == '#') {
-      char num[16];
-      memcpy(num, name + 1, k - 1);
-      num[k - 1] = '\0';
-      char *end = NULL;
-      c = num[0] == 'x' ? strtoul(num + 1, &end, 16) : strtoul(num, &end, 10);
-      if (end == NULL || *end != '\0' || c == 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
-    } else {
-      return false;
-    }
-    /* UTF-8 of c */
-    unsigned char u[4];
-    size_t m = 0;
-    if (c < 0x80) u[m++] = (unsigned char)c;
-    else if (c < 0x800) u[m++] = (unsigned char)(0xC0 | (c >> 6)), u[m++] = (unsigned char)(0x80 | (c & 63));
-    else if (c < 0x10000)
-      u[m++] = (unsigned char)(0xE0 | (c >> 12)), u[m++] = (unsigned char)(0x80 | ((c >> 6) & 63)),
-      u[m++] = (unsigned char)(0x80 | (c & 63));
-    else
-      u[m++] = (unsigned char)(0xF0 | (c >> 18)), u[m++] = (unsigned char)(0x80 | ((c >> 12) & 63)),
-      u[m++] = (unsigned char)(0x80 | ((c >> 6) & 63)), u[m++] = (unsigned char)(0x80 | (c & 63));
-    if (n + m >= cap) return false;
-    memcpy(out + n, u, m);
-    n += m;
-    p = semi + 1;
-  }
-  out[n] = '\0';
-  return true;
-}
-
 static lfa_status push_name(listing *l, const char *name, lfa_error *err) {
   l->any = true;
   if (l->names == NULL) return LFA_OK;
@@ -675,90 +606,35 @@ static lfa_status push_name(listing *l, const char *name, lfa_error *err) {
   return LFA_OK;
 }
 
-/* One page: every <Contents> (an object) and <CommonPrefixes> (a
- * directory) below `prefix` ("" or ending in '/'). Keys must ascend, also
- * from the page before (*last): a listing that changed between pages is
- * said, never merged. */
-static lfa_status read_page(lfa_s3 *s, const where *w, const char *path, const lfa_buf *b, const char *prefix,
-                            listing *l, char *last, bool *truncated, char *token, size_t token_cap, lfa_error *err) {
-  const char *text = (const char *)b->data, *end = text + b->len, *a, *z;
-  char key[LFA_S3_NAME_BYTES_MAX + 8], name[LFA_S3_NAME_BYTES_MAX + 8], bk[LFA_S3_NAME_BYTES_MAX + 300];
-  char value[128];
-  size_t np = strlen(prefix);
-  if (b->len == 0 || strstr(text, "<ListBucketResult") == NULL)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing is not a ListBucketResult", path);
-  *truncated = false;
-  token[0] = '\0';
-  const char *t0 = text;
-  if (next_element(&a, &z, &t0, end, "IsTruncated")) *truncated = (size_t)(z - a) == 4 && memcmp(a, "true", 4) == 0;
-  t0 = text;
-  if (*truncated && (!next_element(&a, &z, &t0, end, "NextContinuationToken") || !xml_text(token, token_cap, a, z) ||
-                     token[0] == '\0'))
-    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a listing page says it is truncated but gives no continuation token",
-                    path);
-  /* objects */
-  for (const char *c = text, *ca, *cz; next_element(&ca, &cz, &c, end, "Contents");) {
-    const char *k = ca;
-    if (!next_element(&a, &z, &k, cz, "Key") || !xml_text(key, sizeof key, a, z))
-      return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a listed object has no readable key", path);
-    if (strncmp(key, prefix, np) != 0)
-      return lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing names '%.200s', outside the prefix asked for", path, key);
-    if (last[0] != '\0' && strcmp(key, last) <= 0)
-      return lfa_fail(err, LFA_ERR_IO, NULL,
-                      "%s: the listing changed while it was read ('%.200s' after '%.200s'): read it again", path, key,
-                      last);
-    snprintf(last, LFA_S3_NAME_BYTES_MAX + 8, "%s", key);
-    uint64_t size = 0;
-    int64_t mtime = 0;
-    uint64_t tag = 0;
-    k = ca;
-    if (next_element(&a, &z, &k, cz, "Size") && xml_text(value, sizeof value, a, z)) size = strtoull(value, NULL, 10);
-    k = ca;
-    if (next_element(&a, &z, &k, cz, "LastModified") && xml_text(value, sizeof value, a, z)) mtime = parse_iso8601(value);
-    k = ca;
-    if (next_element(&a, &z, &k, cz, "ETag") && xml_text(value, sizeof value, a, z))
-      tag = lfa_hash_text(LFA_HASH_START, value);
-    const char *rest = key + np;
-    if (rest[0] == '\0') continue; /* a "directory marker" object: the prefix itself */
-    snprintf(bk, sizeof bk, "%s/%s", w->bucket, key);
-    meta_put(s, bk, false, size, mtime, tag);
-    const char *slash = strchr(rest, '/');
-    if (slash != NULL) { /* a key deeper down: its first segment is a directory here */
-      size_t n = (size_t)(slash - rest);
-      memcpy(name, rest, n);
-      name[n] = '\0';
-      snprintf(bk, sizeof bk, "%s/%s%s", w->bucket, prefix, name);
-      meta_put(s, bk, true, 0, 0, 0);
-      rest = name;
-    }
-    lfa_status st = push_name(l, rest, err);
-    if (st != LFA_OK) return st;
+/* What one listed name tells: the object's size and ETag, the directory
+ * it makes, and the name itself (lfa/s3_listing.h reads the page). */
+typedef struct page_reader {
+  lfa_s3 *s;
+  const where *w;
+  const char *prefix;
+  listing *l;
+} page_reader;
+
+static lfa_status on_listed(void *ctx, const lfa_s3_listed *e, lfa_error *err) {
+  page_reader *p = ctx;
+  char bk[LFA_S3_NAME_BYTES_MAX + 300];
+  if (e->key != NULL) {
+    snprintf(bk, sizeof bk, "%s/%s", p->w->bucket, e->key);
+    uint64_t tag = e->etag != NULL ? lfa_hash_text(LFA_HASH_START, e->etag) : 0;
+    meta_put(p->s, bk, false, e->size, e->modified != NULL ? parse_iso8601(e->modified) : 0, tag);
   }
-  /* directories */
-  for (const char *c = text, *ca, *cz; next_element(&ca, &cz, &c, end, "CommonPrefixes");) {
-    const char *k = ca;
-    if (!next_element(&a, &z, &k, cz, "Prefix") || !xml_text(key, sizeof key, a, z))
-      return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a listed prefix is not readable", path);
-    size_t n = strlen(key);
-    if (strncmp(key, prefix, np) != 0 || n <= np + 1 || key[n - 1] != '/')
-      return lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing names prefix '%.200s', not one below it", path, key);
-    memcpy(name, key + np, n - np - 1);
-    name[n - np - 1] = '\0';
-    if (strchr(name, '/') != NULL) continue;
-    key[n - 1] = '\0';
-    snprintf(bk, sizeof bk, "%s/%s", w->bucket, key);
-    meta_put(s, bk, true, 0, 0, 0);
-    lfa_status st = push_name(l, name, err);
-    if (st != LFA_OK) return st;
+  if (e->dir) {
+    snprintf(bk, sizeof bk, "%s/%s%s", p->w->bucket, p->prefix, e->name);
+    meta_put(p->s, bk, true, 0, 0, 0);
   }
-  return LFA_OK;
+  return push_name(p->l, e->name, err);
 }
 
 static lfa_status list_prefix(lfa_s3 *s, const where *w, const char *path, listing *l, unsigned max_keys,
                               lfa_error *err) {
   char prefix[LFA_S3_NAME_BYTES_MAX + 2], eprefix[3 * LFA_S3_NAME_BYTES_MAX + 8];
-  char token[LFA_S3_NAME_BYTES_MAX * 2], etoken[6 * LFA_S3_NAME_BYTES_MAX + 8], prev_token[LFA_S3_NAME_BYTES_MAX * 2];
-  char query[sizeof etoken + sizeof eprefix + 128], last[LFA_S3_NAME_BYTES_MAX + 8] = "";
+  char etoken[3 * LFA_S3_TOKEN_BYTES_MAX + 8], prev_token[LFA_S3_TOKEN_BYTES_MAX + 1];
+  char query[sizeof etoken + sizeof eprefix + 128];
   size_t kn = strlen(w->key);
   if (kn + 2 > sizeof prefix) return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: prefix too long", path);
   memcpy(prefix, w->key, kn);
@@ -766,7 +642,9 @@ static lfa_status list_prefix(lfa_s3 *s, const where *w, const char *path, listi
   if (kn == 0) prefix[0] = '\0';
   if (!encode(eprefix, sizeof eprefix, prefix, false))
     return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: prefix too long", path);
-  token[0] = prev_token[0] = '\0';
+  lfa_s3_listing at = {0}; /* the token and the last key, from page to page */
+  page_reader reader = {s, w, prefix, l};
+  prev_token[0] = '\0';
   lfa_buf page = {0};
   lfa_status st = LFA_OK;
   for (unsigned pages = 0;; pages++) {
@@ -776,33 +654,29 @@ static lfa_status list_prefix(lfa_s3 *s, const where *w, const char *path, listi
     }
     /* parameters in sorted order, values encoded: SigV4's canonical query */
     etoken[0] = '\0';
-    if (token[0] && !encode(etoken, sizeof etoken, token, false)) {
+    if (at.token[0] && !encode(etoken, sizeof etoken, at.token, false)) {
       st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: continuation token too long", path);
       break;
     }
-    snprintf(query, sizeof query, "%s%s%slist-type=2&max-keys=%u&prefix=%s", token[0] ? "continuation-token=" : "",
-             etoken, token[0] ? "&" : "", max_keys, eprefix);
+    snprintf(query, sizeof query, "%s%s%slist-type=2&max-keys=%u&prefix=%s", at.token[0] ? "continuation-token=" : "",
+             etoken, at.token[0] ? "&" : "", max_keys, eprefix);
     response r = {.body = &page, .max_body = LFA_S3_LIST_PAGE_BYTES_MAX};
     request q = {"GET", w->bucket, NULL, query, NULL, false, NULL, 0};
     st = perform(s, &q, &r, NULL, err);
     if (st == LFA_OK && r.status != 200) st = status_error(&r, path, "list", err);
-    bool truncated = false;
-    if (st == LFA_OK && lfa_buf_append(&page, "", 1, err) == LFA_OK) { /* a NUL after the text */
-      page.len--;
-      st = read_page(s, w, path, &page, prefix, l, last, &truncated, token, sizeof token, err);
-    }
+    if (st == LFA_OK)
+      st = lfa_s3_listing_read(&at, (const char *)page.data, page.len, prefix, path, on_listed, &reader, err);
     lfa_buf_free(&r.error_body);
     lfa_buf_free(&page);
-    if (st != LFA_OK || !truncated || (max_keys == 1 && l->any)) break;
-    if (strcmp(token, prev_token) == 0) {
+    if (st != LFA_OK || !at.truncated || (max_keys == 1 && l->any)) break;
+    if (strcmp(at.token, prev_token) == 0) {
       st = lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing gave the same continuation token twice", path);
       break;
     }
-    memcpy(prev_token, token, sizeof token);
+    memcpy(prev_token, at.token, sizeof at.token);
   }
   return st;
 }
-
 
 static lfa_status s3_list(void *ctx, lfa_names *out, const char *dir, int missing_ok, lfa_error *err) {
   lfa_s3 *s = ctx;

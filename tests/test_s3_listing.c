@@ -1,0 +1,124 @@
+/* test_s3_listing.c: the reader of one ListObjectsV2 page
+ * (lfa/s3_listing.h) on pages a server would send and on the hostile ones
+ * the fuzz target s3_listing found or was seeded with: escaped names, a
+ * truncated page and its token, the prefix itself and an empty segment
+ * (which give no name), a <Size> that is no number, an S3 error document,
+ * keys that go back between pages, and text past the page's length. */
+#include "testutil.h"
+
+#include "lfa/s3_listing.h"
+
+#define URL "s3://b/db/t.lance"
+#define HEAD "<?xml version=\"1.0\"?><ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+#define OBJECT(key, size) "<Contents><Key>" key "</Key><Size>" size "</Size></Contents>"
+
+typedef struct names {
+  size_t count;
+  char text[512]; /* "name[/]|..." : '/' after a directory */
+  uint64_t sizes[8];
+} names;
+
+static lfa_status collect(void *ctx, const lfa_s3_listed *e, lfa_error *err) {
+  (void)err;
+  names *n = ctx;
+  size_t len = strlen(n->text);
+  snprintf(n->text + len, sizeof n->text - len, "%s%s|", e->name, e->dir ? "/" : "");
+  if (n->count < 8) n->sizes[n->count] = e->size;
+  n->count++;
+  return LFA_OK;
+}
+
+static lfa_status read_page(lfa_s3_listing *l, names *n, const char *page, const char *prefix, lfa_error *err) {
+  memset(n, 0, sizeof *n);
+  return lfa_s3_listing_read(l, page, strlen(page), prefix, URL, collect, n, err);
+}
+
+static void test_a_page_gives_its_names_decoded(void **state) {
+  (void)state;
+  const char *page = HEAD "<IsTruncated>true</IsTruncated><NextContinuationToken>t&amp;1</NextContinuationToken>"
+      OBJECT("db/t.lance/_versions/1.manifest", "42")
+      "<Contents><Key>db/t.lance/a&amp;b&lt;c&gt;&quot;q&#x27;&#233;.txt</Key><LastModified>2026-12-02T01:50:49.000Z"
+      "</LastModified><ETag>&quot;9b&quot;</ETag><Size>18446744073709551615</Size></Contents>"
+      "<CommonPrefixes><Prefix>db/t.lance/_indices/</Prefix></CommonPrefixes></ListBucketResult>";
+  lfa_s3_listing l = {0};
+  names n;
+  lfa_error err = {0};
+  assert_ok(read_page(&l, &n, page, "db/t.lance/", &err), &err);
+  assert_string_equal(n.text, "_versions/|a&b<c>\"q'\xc3\xa9.txt|_indices/|");
+  assert_true(n.sizes[0] == 42 && n.sizes[1] == UINT64_MAX);
+  assert_true(l.truncated);
+  assert_string_equal(l.token, "t&1");
+  assert_string_equal(l.last, "db/t.lance/a&b<c>\"q'\xc3\xa9.txt");
+}
+
+static void test_the_prefix_itself_and_an_empty_segment_give_no_name(void **state) {
+  (void)state;
+  const char *page = HEAD "<IsTruncated>false</IsTruncated>" OBJECT("db/t.lance/", "0") OBJECT("db/t.lance//x", "1")
+      OBJECT("db/t.lance/y", "2") "</ListBucketResult>";
+  lfa_s3_listing l = {0};
+  names n;
+  lfa_error err = {0};
+  assert_ok(read_page(&l, &n, page, "db/t.lance/", &err), &err);
+  assert_string_equal(n.text, "y|"); /* once, before the fix, "" was a name here */
+  assert_false(l.truncated);
+}
+
+static void test_hostile_pages_are_errors_naming_the_url(void **state) {
+  (void)state;
+  const struct { const char *page, *said; } cases[] = {
+      {HEAD OBJECT("db/t.lance/a", "-1") "</ListBucketResult>", "'db/t.lance/a' is listed without a decimal <Size>"},
+      {HEAD OBJECT("db/t.lance/a", "18446744073709551616") "</ListBucketResult>", "without a decimal <Size>"},
+      {HEAD "<Contents><Key>db/t.lance/a</Key></Contents></ListBucketResult>", "without a decimal <Size>"},
+      {HEAD OBJECT("db/t.lance/a&#0;", "1") "</ListBucketResult>", "no readable key"},
+      {HEAD OBJECT("db/t.lance/a&# 38;", "1") "</ListBucketResult>", "no readable key"},
+      {HEAD OBJECT("db/t.lance/a&#xD800;", "1") "</ListBucketResult>", "no readable key"},
+      {HEAD OBJECT("db/t.lance/a&nbsp;", "1") "</ListBucketResult>", "no readable key"},
+      {HEAD OBJECT("db/other", "1") "</ListBucketResult>", "outside the prefix"},
+      {HEAD OBJECT("db/t.lance/b", "1") OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "the listing changed"},
+      {HEAD "<IsTruncated>true</IsTruncated></ListBucketResult>", "no continuation token"},
+      {"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>no</Message></Error>",
+       "an S3 error document (AccessDenied)"},
+      {"", "not a ListBucketResult"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lfa_s3_listing l = {0};
+    names n;
+    lfa_error err = {0};
+    assert_status(read_page(&l, &n, cases[i].page, "db/t.lance/", &err), LFA_ERR_IO, &err);
+    if (strstr(err.msg, cases[i].said) == NULL || strncmp(err.msg, URL ": ", strlen(URL) + 2) != 0)
+      fail_msg("case %zu: '%s' does not say '%s'", i, err.msg, cases[i].said);
+  }
+}
+
+static void test_keys_must_ascend_from_the_page_before(void **state) {
+  (void)state;
+  lfa_s3_listing l = {0};
+  names n;
+  lfa_error err = {0};
+  assert_ok(read_page(&l, &n, HEAD OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err), &err);
+  assert_status(read_page(&l, &n, HEAD OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err),
+                LFA_ERR_IO, &err);
+  assert_non_null(strstr(err.msg, "the listing changed while it was read"));
+}
+
+static void test_nothing_past_the_length_is_read(void **state) {
+  (void)state;
+  const char *page = HEAD OBJECT("db/t.lance/a", "1") OBJECT("db/t.lance/b", "2") "</ListBucketResult>";
+  size_t cut = (size_t)(strstr(page, "<Contents><Key>db/t.lance/b") - page) + 12; /* inside the second <Contents> */
+  lfa_s3_listing l = {0};
+  names n = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_s3_listing_read(&l, page, cut, "db/t.lance/", URL, collect, &n, &err), &err);
+  assert_string_equal(n.text, "a|");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_a_page_gives_its_names_decoded),
+      cmocka_unit_test(test_the_prefix_itself_and_an_empty_segment_give_no_name),
+      cmocka_unit_test(test_hostile_pages_are_errors_naming_the_url),
+      cmocka_unit_test(test_keys_must_ascend_from_the_page_before),
+      cmocka_unit_test(test_nothing_past_the_length_is_read),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
