@@ -26,6 +26,7 @@
 #include "lfa/bytes.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/search.h"
 #include "manifest_internal.h"
 
 enum { FRAGMENTS_FIELD = 2, FRAGMENT_ID_FIELD = 1, INDEX_SECTION_FIELD = 6, TRANSACTION_SECTION_FIELD = 21 };
@@ -135,13 +136,12 @@ lfa_status lfa_manifest_fragment_spans(lfa_span *spans, size_t n, const uint8_t 
 /* What is known of the previous version while matching. */
 typedef struct before {
   const lfa_manifest_file *file; /* NULL: nothing to share */
-  const uint8_t *data;
   int ids_ascend;                /* -1 not yet looked at, else 0 or 1 */
 } before;
 
 static bool equal_bytes(const before *b, size_t k, const uint8_t *data, lfa_span s) {
   const lfa_span *t = &b->file->spans[k];
-  return t->len == s.len && memcmp(b->data + t->offset, data + s.offset, s.len) == 0;
+  return t->len == s.len && memcmp(b->file->bytes.data + t->offset, data + s.offset, s.len) == 0;
 }
 
 /* The id the fragment's bytes name (field 1, the last one written wins),
@@ -166,6 +166,10 @@ static bool id_hint(uint64_t *id, const uint8_t *data, lfa_span s) {
 /* The index of the previous version's fragment with id `id`, by binary
  * search when its ids ascend (Lance's order), else SIZE_MAX: a lookup
  * that only saves a decode is not worth a sort per version. */
+static int fragment_by_id(const void *key, const void *fragment) {
+  return lfa_order_u64(*(const uint64_t *)key, (*(const Lance__Table__DataFragment *const *)fragment)->id);
+}
+
 static size_t by_id(before *b, uint64_t id) {
   const Lance__Table__Manifest *m = b->file->manifest;
   if (b->ids_ascend < 0) {
@@ -173,13 +177,7 @@ static size_t by_id(before *b, uint64_t id) {
     for (size_t i = 1; i < m->n_fragments && b->ids_ascend; i++)
       b->ids_ascend = m->fragments[i - 1]->id < m->fragments[i]->id;
   }
-  size_t lo = 0, hi = b->ids_ascend ? m->n_fragments : 0;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (m->fragments[mid]->id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < m->n_fragments && b->ids_ascend && m->fragments[lo]->id == id ? lo : SIZE_MAX;
+  return b->ids_ascend ? lfa_search(&id, m->fragments, m->n_fragments, sizeof *m->fragments, fragment_by_id) : SIZE_MAX;
 }
 
 /* The previous version's fragment with the bytes of span `s` (fragment i),
@@ -296,7 +294,7 @@ lfa_status lfa_manifest_unpack_after(lfa_manifest_file *out, const uint8_t *data
                                      const lfa_manifest_file *prev, lfa_error *err) {
   size_t start = (size_t)out->manifest_offset + 4, end = len - 16, n = 0, matched = 0; /* as read_footer found them */
   bool can = prev != NULL && prev->spans != NULL && prev->cells != NULL && prev->bytes.data != NULL;
-  before b = {can ? prev : NULL, can ? prev->bytes.data : NULL, -1};
+  before b = {can ? prev : NULL, -1};
   record *r = NULL;
   lfa_status st = find_matches(out, &r, &n, &matched, &b, data, len, err);
   if (st == LFA_OK && matched > 0) st = unpack_cut(out, &matched, data, start, end, r, n, err);
