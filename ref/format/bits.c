@@ -113,17 +113,52 @@ static void clear_tail(uint8_t *out, size_t out_len, uint64_t n_bits) {
 
 typedef enum bits_op { BITS_SET, BITS_CLEAR } bits_op;
 
-/* out[0 .. len) &= ~mask[0 .. len): a word at a time, the last bytes one
- * by one (a bitset of deletions costs one AND per 64 rows). */
-static void clear_words(uint8_t *out, const uint8_t *mask, size_t len) {
-  size_t words = len / 8;
-  for (size_t i = 0; i < words; i++) {
-    uint64_t o, m;
-    memcpy(&o, out + 8 * i, 8), memcpy(&m, mask + 8 * i, 8);
-    o &= ~m;
-    memcpy(out + 8 * i, &o, 8);
+/* out = bits & ~mask over len bytes (bits NULL: all ones; bits == out:
+ * in place), 16 bytes at a time as one GNU vector (an SSE2 register on
+ * x86-64, NEON on arm64): a bitset of deletions costs one AND per 128 rows. */
+typedef uint64_t block16 __attribute__((vector_size(16)));
+enum { PREFETCH_AHEAD = 2048 };
+
+static void and_not(uint8_t *out, const uint8_t *bits, const uint8_t *mask, size_t len) {
+  block16 ones = {~UINT64_C(0), ~UINT64_C(0)};
+  size_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    if (i % 64 == 0) { /* a cache line: the next ones asked for early (they are on other pages than the output's) */
+      __builtin_prefetch(mask + i + PREFETCH_AHEAD);
+      if (bits != NULL) __builtin_prefetch(bits + i + PREFETCH_AHEAD);
+    }
+    block16 b = ones, m;
+    if (bits != NULL) memcpy(&b, bits + i, 16);
+    memcpy(&m, mask + i, 16);
+    b &= ~m;
+    memcpy(out + i, &b, 16);
   }
-  for (size_t i = words * 8; i < len; i++) out[i] &= (uint8_t)~mask[i];
+  for (; i < len; i++) out[i] = (uint8_t)((bits != NULL ? bits[i] : 0xFF) & ~mask[i]);
+}
+
+/* How many of an array container's values are below n (ascending: those
+ * at or past it are the last ones). */
+static uint32_t values_below(const container *k, uint64_t n) {
+  uint32_t c = k->count;
+  while (c > 0 && u16_at(k->data + 2 * (c - 1)) >= n) c--;
+  return c;
+}
+
+/* Bits of o at an array's first n values set, or cleared: the loops that
+ * one value costs a few instructions in (offsets within the chunk, no
+ * 64-bit base added per value). */
+static void set_values(uint8_t *o, const uint8_t *values, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t v = u16_at(values + 2 * i);
+    o[v / 8] |= (uint8_t)(1u << (v % 8));
+  }
+}
+static void clear_values(uint8_t *o, const uint8_t *values, uint32_t n) {
+  static const uint8_t keep[8] = {0xFE, 0xFD, 0xFB, 0xF7, 0xEF, 0xDF, 0xBF, 0x7F}; /* ~(1 << bit), looked up */
+  for (const uint8_t *p = values, *end = values + 2 * (size_t)n; p != end; p += 2) {
+    uint32_t v = u16_at(p);
+    o[v / 8] &= keep[v % 8];
+  }
 }
 
 /* Sets or clears the values of one container, those below n_bits. For
@@ -136,15 +171,11 @@ static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const
     size_t span = out_len - at < CHUNK_BYTES ? out_len - at : CHUNK_BYTES;
     if (op == BITS_SET) memcpy(out + at, k->data, span);
     else
-      clear_words(out + at, k->data, span);
+      and_not(out + at, out + at, k->data, span);
   } else if (k->kind == LFA_ROARING_ARRAY) {
-    uint32_t n = k->count; /* ascending: those past n_bits are the last ones */
-    while (n > 0 && base + u16_at(k->data + 2 * (n - 1)) >= n_bits) n--;
-    const uint8_t *v = k->data;
-    if (op == BITS_SET)
-      for (uint32_t i = 0; i < n; i++) out[(base + u16_at(v + 2 * i)) / 8] |= (uint8_t)(1u << (u16_at(v + 2 * i) % 8));
-    else
-      for (uint32_t i = 0; i < n; i++) out[(base + u16_at(v + 2 * i)) / 8] &= (uint8_t)~(1u << (u16_at(v + 2 * i) % 8));
+    uint32_t n = values_below(k, n_bits - base);
+    if (op == BITS_SET) set_values(out + at, k->data, n);
+    else clear_values(out + at, k->data, n);
   } else {
     for (uint32_t i = 0; i < k->count; i++) {
       uint64_t from = base + u16_at(k->data + 4 * i), n = (uint64_t)u16_at(k->data + 4 * i + 2) + 1;
@@ -257,30 +288,37 @@ static bool walker_at(container *k, walker *w, uint32_t key) {
   return true;
 }
 
-/* out = bits & ~mask (bits NULL: all ones), len bytes, a word at a time. */
-static void and_not_words(uint8_t *out, const uint8_t *bits, const uint8_t *mask, size_t len) {
-  size_t words = len / 8;
-  for (size_t i = 0; i < words; i++) {
-    uint64_t b = ~UINT64_C(0), m;
-    if (bits != NULL) memcpy(&b, bits + 8 * i, 8);
-    memcpy(&m, mask + 8 * i, 8);
-    b &= ~m;
-    memcpy(out + 8 * i, &b, 8);
+/* The array's first n values set in o (zeroed) where the deletions'
+ * bitset `gone` has no bit: a sparse state costs its own values, the
+ * deletions' 8 KiB are never read through. */
+static void set_live_values(uint8_t *o, const uint8_t *values, uint32_t n, const uint8_t *gone) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t v = u16_at(values + 2 * i);
+    o[v / 8] |= (uint8_t)(~gone[v / 8] & (1u << (v % 8)));
   }
-  for (size_t i = words * 8; i < len; i++) out[i] = (uint8_t)((bits != NULL ? bits[i] : 0xFF) & ~mask[i]);
 }
 
 /* One chunk of lfa_bits_live: `state` false is no value there; k NULL is
  * every value (all_assigned); g the deleted offsets' container or NULL.
- * Two bitsets, or all_assigned and a bitset, are one write-only pass. */
+ * A bitset of deletions is folded into the pass that writes the state (an
+ * AND NOT beside a bitset or all_assigned, a test per value beside an
+ * array); other deletions are cleared after, while the chunk is in cache. */
 static void put_chunk(uint8_t *o, size_t span, uint64_t chunk_bits, const container *k, bool state, const container *g) {
-  bool fused = g != NULL && g->kind == LFA_ROARING_BITSET && (k == NULL || k->kind == LFA_ROARING_BITSET);
+  bool gone_bitset = g != NULL && g->kind == LFA_ROARING_BITSET;
   if (!state) {
     memset(o, 0, span);
-  } else if (fused) {
-    and_not_words(o, k == NULL ? NULL : k->data, g->data, span);
     return;
-  } else if (k == NULL) {
+  }
+  if (gone_bitset && (k == NULL || k->kind == LFA_ROARING_BITSET)) {
+    and_not(o, k == NULL ? NULL : k->data, g->data, span);
+    return;
+  }
+  if (gone_bitset && k->kind == LFA_ROARING_ARRAY) {
+    memset(o, 0, span);
+    set_live_values(o, k->data, values_below(k, chunk_bits), g->data);
+    return;
+  }
+  if (k == NULL) {
     memset(o, 0xFF, span);
   } else if (k->kind == LFA_ROARING_BITSET) {
     memcpy(o, k->data, span);
@@ -367,20 +405,33 @@ HOT void append_words(uint64_t *dst, uint64_t *pos, const uint64_t *w, uint64_t 
  * register and stored every step (a store, never a load: no chain through
  * memory from one word to the next). */
 typedef struct writer {
-  uint64_t *dst;
-  size_t at;     /* the word being filled */
+  uint64_t *at;  /* the word being filled */
   unsigned fill; /* its bits so far, 0 .. 63 */
   uint64_t acc;
 } writer;
 
-/* Appends the n (0 .. 64) low bits of v (nothing above them), no branch. */
+/* The writer at bit `pos` of dst, the bits below it kept. */
+HOT writer writer_at(uint64_t *dst, uint64_t pos) {
+  return (writer){dst + pos / 64, (unsigned)(pos % 64), dst[pos / 64] & low_bits((unsigned)(pos % 64))};
+}
+
+/* Appends the n (0 .. 64) low bits of v (nothing above them), no branch:
+ * the spill past the word is v >> (64 - fill), written as two shifts so
+ * that a fill of 0 spills nothing. */
 HOT void writer_put(writer *w, uint64_t v, unsigned n) {
   w->acc |= v << w->fill;
-  w->dst[w->at] = w->acc;
-  uint64_t spill = w->fill != 0 ? v >> (64 - w->fill) : 0;
-  unsigned fill = w->fill + n, next = fill >= 64;
-  w->at += next, w->fill = fill - 64 * next;
-  w->acc = next ? spill : w->acc;
+  *w->at = w->acc;
+  uint64_t spill = (v >> 1) >> (63 - w->fill);
+  unsigned fill = w->fill + n;
+  w->at += fill / 64;
+  w->acc = fill >= 64 ? spill : w->acc;
+  w->fill = fill % 64;
+}
+
+/* The bits written since dst: where the writer is, as a bit count. */
+HOT uint64_t writer_bits(const writer *w, const uint64_t *dst) {
+  *w->at = w->acc;
+  return (uint64_t)(w->at - dst) * 64 + w->fill;
 }
 
 /* The word loop of lfa_bits_append_live, the deleted offsets cut out by
@@ -391,45 +442,39 @@ HOT void writer_put(writer *w, uint64_t v, unsigned n) {
  * work it would skip.
  *
  * A word's place in the output depends on every word before it, a chain
- * of several cycles a word. So a block of up to BLOCK_WORDS words is cut
- * into STREAMS quarters written side by side, each with its own writer
- * (four independent chains): the first straight into the stream, the
- * others into side buffers from bit 0, then appended behind it a whole
- * word at a time (append_words, about a cycle a word). */
-enum { STREAMS = 4, BLOCK_WORDS = 1024, SIDE_WORDS = BLOCK_WORDS / STREAMS + STREAMS + 2 };
+ * of a few cycles a word. So a block of up to BLOCK_WORDS words is cut in
+ * two halves written side by side, each with its own writer (two
+ * independent chains): the first straight into the stream, the second
+ * into a side buffer from bit 0, then appended behind it a whole word at a
+ * time (append_words, about a cycle a word). Two, not more: each writer
+ * is three registers, and a third and fourth no longer fit in x86-64's
+ * sixteen, so every step would wait on a spilled one. */
+enum { BLOCK_WORDS = 1024, SIDE_WORDS = BLOCK_WORDS / 2 + 4 };
 
-/* One word k of the block into writer W. */
-#define APPEND_LIVE_WORD(W, k, SQUEEZE, POPCOUNT)                                              \
-  do {                                                                                       \
-    uint64_t gone_ = deleted[k], w_ = bits != NULL ? bits[k] : 0;                            \
-    writer_put(&(W), SQUEEZE(w_, gone_), 64u - (unsigned)POPCOUNT(gone_));                   \
+/* One word k of the block (state words B, deletion words D) into writer W:
+ * its live offsets' mask, their count and their bits. */
+#define APPEND_LIVE_WORD(W, B, D, k, SQUEEZE, POPCOUNT)                                       \
+  do {                                                                                     \
+    uint64_t live_ = ~(D)[k];                                                              \
+    writer_put(&(W), SQUEEZE((B)[k], live_), (unsigned)POPCOUNT(live_));                   \
   } while (0)
 
-/* The four writers are named, not an array, so that they live in
- * registers: an array of them is kept in memory and its every step waits
- * on a store. */
-#define APPEND_LIVE_BLOCK(SQUEEZE, POPCOUNT)                                                   \
-  do {                                                                                       \
-    uint64_t side[STREAMS - 1][SIDE_WORDS];                                                  \
-    writer o0 = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                            \
-                 dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                          \
-    writer o1 = {side[0], 0, 0, 0}, o2 = {side[1], 0, 0, 0}, o3 = {side[2], 0, 0, 0};        \
-    size_t q = words / STREAMS;                                                              \
-    for (size_t i = 0; i < q; i++) {                                                         \
-      APPEND_LIVE_WORD(o0, i, SQUEEZE, POPCOUNT);                                            \
-      APPEND_LIVE_WORD(o1, q + i, SQUEEZE, POPCOUNT);                                        \
-      APPEND_LIVE_WORD(o2, 2 * q + i, SQUEEZE, POPCOUNT);                                    \
-      APPEND_LIVE_WORD(o3, 3 * q + i, SQUEEZE, POPCOUNT);                                    \
-    }                                                                                        \
-    for (size_t k = STREAMS * q; k < words; k++) APPEND_LIVE_WORD(o3, k, SQUEEZE, POPCOUNT); \
-    o0.dst[o0.at] = o0.acc, o1.dst[o1.at] = o1.acc, o2.dst[o2.at] = o2.acc;                  \
-    o3.dst[o3.at] = o3.acc;                                                                  \
-    *pos = (uint64_t)o0.at * 64 + o0.fill;                                                   \
-    append_words(dst, pos, side[0], (uint64_t)o1.at * 64 + o1.fill);                         \
-    append_words(dst, pos, side[1], (uint64_t)o2.at * 64 + o2.fill);                         \
-    append_words(dst, pos, side[2], (uint64_t)o3.at * 64 + o3.fill);                         \
+#define APPEND_LIVE_BLOCK(B, D, words, SQUEEZE, POPCOUNT)                                    \
+  do {                                                                                     \
+    uint64_t side[SIDE_WORDS];                                                             \
+    writer o0 = writer_at(dst, *pos), o1 = {side, 0, 0};                                   \
+    size_t half = (words) / 2;                                                             \
+    for (size_t i = 0; i < half; i++) {                                                    \
+      APPEND_LIVE_WORD(o0, B, D, i, SQUEEZE, POPCOUNT);                                    \
+      APPEND_LIVE_WORD(o1, B, D, half + i, SQUEEZE, POPCOUNT);                             \
+    }                                                                                      \
+    if ((words) % 2 != 0) APPEND_LIVE_WORD(o1, B, D, (words) - 1, SQUEEZE, POPCOUNT);      \
+    *pos = writer_bits(&o0, dst);                                                          \
+    append_words(dst, pos, side, writer_bits(&o1, side));                                  \
   } while (0)
 
+/* The whole words block by block, then the last bits of a partial word
+ * (those past n_bits masked off as deleted). */
 #define APPEND_LIVE_LOOP(SQUEEZE, POPCOUNT)                                                  \
   do {                                                                                     \
     if (deleted == NULL) {                                                                 \
@@ -439,25 +484,17 @@ enum { STREAMS = 4, BLOCK_WORDS = 1024, SIDE_WORDS = BLOCK_WORDS / STREAMS + STR
     size_t all = (size_t)(n_bits / 64);                                                    \
     for (size_t at = 0; at < all; at += BLOCK_WORDS) {                                     \
       size_t words = all - at < BLOCK_WORDS ? all - at : BLOCK_WORDS;                      \
-      const uint64_t *bits0 = bits;                                                        \
-      bits = bits != NULL ? bits0 + at : NULL;                                             \
-      deleted += at;                                                                       \
-      APPEND_LIVE_BLOCK(SQUEEZE, POPCOUNT);                                                \
-      deleted -= at, bits = bits0;                                                         \
+      APPEND_LIVE_BLOCK(bits + at, deleted + at, words, SQUEEZE, POPCOUNT);                \
     }                                                                                      \
     if (n_bits % 64 != 0) {                                                                \
-      unsigned valid = (unsigned)(n_bits % 64);                                            \
-      uint64_t mask = low_bits(valid), gone = deleted[all] & mask;                         \
-      uint64_t w = bits != NULL ? bits[all] & mask : 0;                                    \
-      writer o = {dst, (size_t)(*pos / 64), (unsigned)(*pos % 64),                         \
-                  dst[*pos / 64] & low_bits((unsigned)(*pos % 64))};                       \
-      writer_put(&o, SQUEEZE(w, gone), valid - (unsigned)POPCOUNT(gone));                  \
-      o.dst[o.at] = o.acc;                                                                 \
-      *pos = (uint64_t)o.at * 64 + o.fill;                                                 \
+      uint64_t tail_[1] = {deleted[all] | ~low_bits((unsigned)(n_bits % 64))};             \
+      writer o = writer_at(dst, *pos);                                                     \
+      APPEND_LIVE_WORD(o, bits + all, tail_, 0, SQUEEZE, POPCOUNT);                        \
+      *pos = writer_bits(&o, dst);                                                         \
     }                                                                                      \
   } while (0)
 
-#define PLAIN_SQUEEZE(w, gone) lfa_bits_squeeze(w, gone)
+#define PLAIN_SQUEEZE(w, live) lfa_bits_squeeze(w, ~(live))
 
 void lfa_bits_append_live_plain(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted,
                                 uint64_t n_bits) {
@@ -480,7 +517,7 @@ static uint32_t copy_count_plain(uint64_t *dst, const uint64_t *src, size_t n) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define FAST_BITS __attribute__((target("bmi2,popcnt")))
-#define PEXT_SQUEEZE(w, gone) _pext_u64(w, ~(gone))
+#define PEXT_SQUEEZE(w, live) _pext_u64(w, live)
 
 FAST_BITS static void append_live_fast(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted,
                                        uint64_t n_bits) {
@@ -518,10 +555,6 @@ void lfa_bits_append_fill(uint64_t *dst, uint64_t *pos, bool value, uint64_t n_b
 }
 
 void lfa_bits_append_live(uint64_t *dst, uint64_t *pos, const uint64_t *bits, const uint64_t *deleted, uint64_t n_bits) {
-  if (bits == NULL && deleted == NULL) {
-    lfa_bits_append_fill(dst, pos, false, n_bits);
-    return;
-  }
   if (fast_bits()) append_live_fast(dst, pos, bits, deleted, n_bits);
   else lfa_bits_append_live_plain(dst, pos, bits, deleted, n_bits);
 }

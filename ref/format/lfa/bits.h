@@ -71,8 +71,8 @@ uint64_t lfa_bits_chunk_count(lfa_bits_chunks *c, uint32_t key, uint64_t n_bits)
 uint64_t lfa_bits_squeeze(uint64_t bits, uint64_t deleted);
 
 /* Appends to the bit stream `dst`, at bit *pos (advanced), the bits of the
- * n_bits offsets of `bits` (NULL: all 0) that `deleted` (NULL: none) does
- * not hold, in order. The stream's bits below *pos are kept; those from
+ * n_bits offsets of `bits` that `deleted` (NULL: none) does not hold, in
+ * order. The stream's bits below *pos are kept; those from
  * *pos on need not be 0 (they are overwritten), and one spare word follows
  * the last bit the stream gets. lfa_bits_append_live uses the CPU's
  * parallel bit extract where it has one (BMI2); _plain is the portable
