@@ -56,6 +56,11 @@ for r in rows:
         bad.append(f"{r['target']}: lost without a reason")
     if r.get("met") != (r.get("ratio", 0) <= r.get("threshold", 0)):
         bad.append(f"{r['target']}: met does not follow from ratio and threshold")
+for r in rows:  # ours reads at least the newest manifest and every state object, and its process more
+    if r["measure"] == "read":
+        need = r["ours_manifest_file"] + r["ours_state_objects"]
+        if not (r["value"] == r["ours_dataset_bytes"] and need <= r["value"] <= r["ours_process_rchar"]):
+            bad.append(f"{r['target']}: {r['value']} dataset bytes read, not within {need} .. {r['ours_process_rchar']}")
 for m in ("metadata", "read", "latency", "update", "compaction"):
     if sum(r["measure"] == m for r in rows) != 7:
         bad.append(f"measure {m}: not one line per state")
