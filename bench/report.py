@@ -139,12 +139,12 @@ def remap_section(rows):
     body = []
     for (pattern, d, dl), t in cfg.items():
         n = t.get("remap >= 10x naive")
-        c = t.get("remap within 2x memcpy")
+        c = t.get("remap within 8x memcpy")
         body.append([pattern, f"{d * 100:g}%", f"{dl * 100:g}%", num(n["value"]), num(n["other_rows_per_s"]),
                      ratio(n["ratio"]), met(n), num(c["other_rows_per_s"]) if c else "-",
                      ratio(c["ratio"]) if c else "-", met(c) if c else "-", num(n["bitmap_bytes"])])
     head = ["pattern", "density", "deleted", "remap rows/s", "naive rows/s", "x naive", ">= 10x",
-            "memcpy rows/s", "remap/memcpy time", "<= 2x", "bitmap bytes"]
+            "memcpy rows/s", "remap/memcpy time", "<= 8x", "bitmap bytes"]
     return "## a. Compaction remap\n\n" + table(head, body)
 
 
