@@ -144,13 +144,16 @@ static uint32_t values_below(const container *k, uint64_t n) {
   return c;
 }
 
-/* Bits of o at an array's first n values set, or cleared: the loops that
+/* Bits of o at an array's first n values set (those where the deletions'
+ * bitset `gone` has a bit left out; NULL: none), or cleared: the loops that
  * one value costs a few instructions in (offsets within the chunk, no
- * 64-bit base added per value). */
-static void set_values(uint8_t *o, const uint8_t *values, uint32_t n) {
+ * 64-bit base added per value). Beside a bitset of deletions a sparse state
+ * costs its own values; the deletions' 8 KiB are never read through. */
+static void set_values(uint8_t *o, const uint8_t *values, uint32_t n, const uint8_t *gone) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t v = u16_at(values + 2 * i);
-    o[v / 8] |= (uint8_t)(1u << (v % 8));
+    uint8_t live = gone != NULL ? (uint8_t)~gone[v / 8] : 0xFF;
+    o[v / 8] |= (uint8_t)(live & (1u << (v % 8)));
   }
 }
 static void clear_values(uint8_t *o, const uint8_t *values, uint32_t n) {
@@ -174,7 +177,7 @@ static void apply_container(uint8_t *out, size_t out_len, uint64_t n_bits, const
       and_not(out + at, out + at, k->data, span);
   } else if (k->kind == LFA_ROARING_ARRAY) {
     uint32_t n = values_below(k, n_bits - base);
-    if (op == BITS_SET) set_values(out + at, k->data, n);
+    if (op == BITS_SET) set_values(out + at, k->data, n, NULL);
     else clear_values(out + at, k->data, n);
   } else {
     for (uint32_t i = 0; i < k->count; i++) {
@@ -288,16 +291,6 @@ static bool walker_at(container *k, walker *w, uint32_t key) {
   return true;
 }
 
-/* The array's first n values set in o (zeroed) where the deletions'
- * bitset `gone` has no bit: a sparse state costs its own values, the
- * deletions' 8 KiB are never read through. */
-static void set_live_values(uint8_t *o, const uint8_t *values, uint32_t n, const uint8_t *gone) {
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t v = u16_at(values + 2 * i);
-    o[v / 8] |= (uint8_t)(~gone[v / 8] & (1u << (v % 8)));
-  }
-}
-
 /* One chunk of lfa_bits_live: `state` false is no value there; k NULL is
  * every value (all_assigned); g the deleted offsets' container or NULL.
  * A bitset of deletions is folded into the pass that writes the state (an
@@ -315,7 +308,7 @@ static void put_chunk(uint8_t *o, size_t span, uint64_t chunk_bits, const contai
   }
   if (gone_bitset && k->kind == LFA_ROARING_ARRAY) {
     memset(o, 0, span);
-    set_live_values(o, k->data, values_below(k, chunk_bits), g->data);
+    set_values(o, k->data, values_below(k, chunk_bits), g->data);
     return;
   }
   if (k == NULL) {
@@ -331,8 +324,9 @@ static void put_chunk(uint8_t *o, size_t span, uint64_t chunk_bits, const contai
 
 /* [FA-EXPR-5] Chunk by chunk: the state's container written over the
  * chunk (a bitset copied, an array or runs set on zeros, all_assigned
- * ones), then, while the chunk is still in cache, the deleted offsets'
- * container cleared from it: one pass over the output, no scratch. */
+ * ones) with the deleted offsets' container folded in or, while the chunk
+ * is still in cache, cleared from it (put_chunk): one pass over the
+ * output, no scratch. */
 lfa_status lfa_bits_live(uint8_t *out, size_t out_len, uint64_t n_bits, const roaring_bitmap_t *bitmap,
                          const roaring_bitmap_t *deleted, lfa_error *err) {
   lfa_status st = lfa_bits_check_len(out_len, n_bits, err);
