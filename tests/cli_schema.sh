@@ -28,6 +28,21 @@ for f in tests/schema/*.observations.json; do
     test \$? -eq 1 && grep -q 'fail: unusable observations' '$tmp/o'"
 done
 
+# The Lance release registry (02§7): the real one is valid and keeps its own
+# rules; a fact without a source, or an unconfirmed number given anyway, is
+# refused by the schema; an unknown source id or two overlapping meanings of
+# one number by the generator, which the build runs (so neither builds).
+R=conformance/schema/lance-releases.schema.json
+check "spec/lance-releases.json is valid and keeps its rules" bash -c "
+  python3 scripts/check_schema.py $R spec/lance-releases.json &&
+  python3 scripts/gen_lance_releases.py check spec/lance-releases.json >/dev/null"
+check "a registry fact without a source, or a guessed number, is invalid" schema --expect-invalid $R \
+  tests/schema/registry_field_without_source.json tests/schema/registry_unconfirmed_number_guessed.json
+for f in unknown_source overlapping_numbers; do
+  check "the generator refuses a registry with $f" bash -c "
+    python3 scripts/gen_lance_releases.py c tests/schema/registry_$f.json '$tmp/r.c' 2>/dev/null; test \$? -eq 1 && ! test -e '$tmp/r.c'"
+done
+
 mkdir "$tmp/obs"
 for s in delete_changes_no_state refused_invalidate_untracked_or_unknown conc_track_assigned_merge_insert; do
   mkdir "$tmp/obs/$s" "$tmp/obs/$s.all"
