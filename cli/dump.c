@@ -11,7 +11,9 @@
 #include "json.h"
 #include "lfa/dataset.h"
 #include "lfa/escape.h"
+#include "lfa/lance_releases.h"
 #include "lfa/limits.h"
+#include "lfa/pb.h"
 #include "lfa/transaction.h"
 #include "store.h"
 
@@ -69,6 +71,118 @@ static void print_flags(FILE *out, uint64_t flags, bool has_descriptors) {
   }
   if (unknown) fprintf(out, "%sunknown bits %" PRIu64, sep, unknown), sep = ", ";
   if (sep[0] == ',') fputc(')', out);
+}
+
+/* ---- fields and bits by the release that defines them (02§7) -------------------
+ * Every manifest field and feature bit a version carries, named as the Lance
+ * release registry names it, with the first release that defines it so
+ * [FA-LANCE-21]. What no known release defines is said to be so, with the
+ * name lfa reads it by (field assignment's own) and the registry's
+ * unconfirmed candidate, if any. */
+
+typedef struct named {
+  const char *name;                /* the registry's, else lfa's own; NULL: none */
+  const char *release;             /* first Lance release that defines it; NULL: none */
+  const char *candidate;           /* an unconfirmed candidate's name, or NULL */
+  const char *candidate_release;
+} named;
+
+static named name_field(const ProtobufCMessageDescriptor *d, uint32_t number) {
+  const lfa_lance_field *f = lfa_lance_field_find(LFA_LANCE_MSG_MANIFEST, number);
+  if (f != NULL && f->confirmed) return (named){f->name, f->first, NULL, NULL};
+  const ProtobufCFieldDescriptor *own = protobuf_c_message_descriptor_get_field(d, (unsigned)number);
+  return (named){own ? own->name : NULL, NULL, f ? f->name : NULL, f ? f->first : NULL};
+}
+
+/* A bit's Lance name; `here` is what the manifest makes it instead, when
+ * its descriptors do (bit 256 with descriptors is the draft's marker). */
+static named name_bit(uint64_t bit, bool has_descriptors, const char **here) {
+  const lfa_lance_bit *b = lfa_lance_bit_find(bit);
+  const char *own = lfa_flag_name(bit, has_descriptors);
+  *here = own != NULL && strncmp(own, "field_assignment", 16) == 0 ? own : NULL;
+  if (b == NULL) return (named){NULL, NULL, NULL, NULL};
+  if (b->confirmed) return (named){b->name, b->first, NULL, NULL};
+  return (named){NULL, NULL, b->name, b->first};
+}
+
+static void text_named(FILE *out, const named *n, const char *here, const char *number) {
+  if (n->release != NULL) fprintf(out, "%s (Lance %s", n->name, n->release);
+  else fprintf(out, "%s%s(no known Lance release defines it", n->name ? n->name : "", n->name ? " " : "");
+  if (n->candidate != NULL) fprintf(out, "; perhaps %s of Lance %s, %s unconfirmed", n->candidate, n->candidate_release, number);
+  if (here != NULL) fprintf(out, "; here: %s", here);
+  fputc(')', out);
+}
+
+static void json_named(json_writer *w, const named *n, const char *here) {
+  json_string(w, "name", n->name);
+  json_string(w, "lance_release", n->release);
+  if (n->candidate == NULL) json_null(w, "unconfirmed");
+  else {
+    json_open_object(w, "unconfirmed");
+    json_string(w, "name", n->candidate);
+    json_string(w, "lance_release", n->candidate_release);
+    json_close_object(w);
+  }
+  json_string(w, "here", here);
+}
+
+static void text_fields_and_bits(FILE *out, const Lance__Table__Manifest *m, bool tracked) {
+  uint32_t *nums = NULL;
+  size_t n = 0;
+  lfa_error err = {0};
+  fputs("  manifest fields:", out);
+  if (lfa_pb_present_fields(&nums, &n, &m->base, &err) != LFA_OK) fputs(" (not listed: out of memory)", out);
+  for (size_t i = 0; i < n; i++) {
+    named f = name_field(m->base.descriptor, nums[i]);
+    fprintf(out, "%s%u ", i ? ", " : " ", nums[i]);
+    text_named(out, &f, NULL, "number");
+  }
+  free(nums);
+  uint64_t any = m->reader_feature_flags | m->writer_feature_flags;
+  fputs(any ? "\n  feature bits:" : "\n  feature bits: none", out);
+  for (unsigned k = 0, first = 1; k < 64; k++) {
+    uint64_t bit = (uint64_t)1 << k;
+    if (!(any & bit)) continue;
+    const char *here;
+    named b = name_bit(bit, tracked, &here);
+    bool r = m->reader_feature_flags & bit, wr = m->writer_feature_flags & bit;
+    fprintf(out, "%s%" PRIu64 " [%s] ", first ? " " : ", ", bit, r && wr ? "reader+writer" : r ? "reader" : "writer");
+    text_named(out, &b, here, "value");
+    first = 0;
+  }
+  fputc('\n', out);
+}
+
+static void json_fields_and_bits(json_writer *w, const Lance__Table__Manifest *m, bool tracked) {
+  uint32_t *nums = NULL;
+  size_t n = 0;
+  lfa_error err = {0};
+  json_open_array(w, "manifest_fields");
+  if (lfa_pb_present_fields(&nums, &n, &m->base, &err) == LFA_OK)
+    for (size_t i = 0; i < n; i++) {
+      named f = name_field(m->base.descriptor, nums[i]);
+      json_open_object(w, NULL);
+      json_u64(w, "number", nums[i]);
+      json_named(w, &f, NULL);
+      json_close_object(w);
+    }
+  free(nums);
+  json_close_array(w);
+  json_open_array(w, "feature_bits");
+  uint64_t any = m->reader_feature_flags | m->writer_feature_flags;
+  for (unsigned k = 0; k < 64; k++) {
+    uint64_t bit = (uint64_t)1 << k;
+    if (!(any & bit)) continue;
+    const char *here;
+    named b = name_bit(bit, tracked, &here);
+    json_open_object(w, NULL);
+    json_u64(w, "value", bit);
+    json_bool(w, "reader", m->reader_feature_flags & bit);
+    json_bool(w, "writer", m->writer_feature_flags & bit);
+    json_named(w, &b, here);
+    json_close_object(w);
+  }
+  json_close_array(w);
 }
 
 static uint64_t deleted_rows(const lfa_snapshot *s, size_t i) {
@@ -246,7 +360,9 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   print_flags(out, m->reader_feature_flags, tracked);
   fputs(", writer flags ", out);
   print_flags(out, m->writer_feature_flags, tracked);
-  fprintf(out, "\n  schema: %zu fields\n", m->n_fields);
+  fputc('\n', out);
+  text_fields_and_bits(out, m, tracked);
+  fprintf(out, "  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
     fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
         fprintf(out, " (parent %d)\n", m->fields[i]->parent_id);
@@ -314,6 +430,7 @@ static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   json_string(w, "operation", s->transaction ? lfa_transaction_operation_name(s->transaction) : NULL);
   json_u64(w, "reader_feature_flags", m->reader_feature_flags);
   json_u64(w, "writer_feature_flags", m->writer_feature_flags);
+  json_fields_and_bits(w, m, m->n_field_assignment_states > 0);
   json_open_array(w, "fields");
   for (size_t i = 0; i < m->n_fields; i++) {
     json_open_object(w, NULL);

@@ -92,7 +92,8 @@ def c_source(reg):
     lines += ["};", "const size_t LFA_LANCE_FIELDS_COUNT = sizeof LFA_LANCE_FIELDS / sizeof LFA_LANCE_FIELDS[0];", "",
               "const lfa_lance_bit LFA_LANCE_BITS[] = {"]
     for b in sorted(reg["feature_bits"], key=lambda b: b["value"]):
-        lines.append(f"    {{UINT64_C({b['value']}), {cstr(b['name'])}, {cstr(b['words'])}, {cstr(b['first'])}, "
+        key = re.sub(r"^flag_", "", b["name"].lower()) if b["value_status"] == "confirmed" else None
+        lines.append(f"    {{UINT64_C({b['value']}), {cstr(b['name'])}, {cstr(key)}, {cstr(b['words'])}, {cstr(b['first'])}, "
                      f"{'true' if b['value_status'] == 'confirmed' else 'false'}}},")
     newest = max((r["release"] for r in reg["releases"]), key=vkey)
     lines += ["};", "const size_t LFA_LANCE_BITS_COUNT = sizeof LFA_LANCE_BITS / sizeof LFA_LANCE_BITS[0];", "",

@@ -94,3 +94,57 @@ lfa_status lfa_pb_pack(lfa_buf *out, const ProtobufCMessage *msg, lfa_error *err
 void lfa_pb_free(void *msg) {
   if (msg != NULL) protobuf_c_message_free_unpacked(msg, NULL);
 }
+
+/* ---- the fields a message carries --------------------------------------------- */
+
+static bool scalar_set(const ProtobufCFieldDescriptor *f, const char *at) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+  case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
+  case PROTOBUF_C_TYPE_FLOAT:
+    return *(const uint32_t *)(const void *)at != 0;
+  case PROTOBUF_C_TYPE_BOOL:
+    return *(const protobuf_c_boolean *)(const void *)at != 0;
+  case PROTOBUF_C_TYPE_STRING: {
+    const char *str = *(const char *const *)(const void *)at;
+    return str != NULL && str[0] != '\0';
+  }
+  case PROTOBUF_C_TYPE_BYTES:
+    return ((const ProtobufCBinaryData *)(const void *)at)->len > 0;
+  case PROTOBUF_C_TYPE_MESSAGE:
+    return *(const void *const *)(const void *)at != NULL;
+  default: /* the 64-bit scalars and double */
+    return *(const uint64_t *)(const void *)at != 0;
+  }
+}
+
+static bool field_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
+  const char *base = (const char *)m;
+  if (f->label == PROTOBUF_C_LABEL_REPEATED) return *(const size_t *)(const void *)(base + f->quantifier_offset) > 0;
+  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+    return *(const uint32_t *)(const void *)(base + f->quantifier_offset) == f->id;
+  if (f->label == PROTOBUF_C_LABEL_OPTIONAL && f->type != PROTOBUF_C_TYPE_MESSAGE &&
+      f->type != PROTOBUF_C_TYPE_STRING)
+    return *(const protobuf_c_boolean *)(const void *)(base + f->quantifier_offset) != 0;
+  return scalar_set(f, base + f->offset);
+}
+
+static int u32_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+lfa_status lfa_pb_present_fields(uint32_t **numbers, size_t *count, const ProtobufCMessage *msg, lfa_error *err) {
+  size_t cap = (size_t)msg->descriptor->n_fields + msg->n_unknown_fields, n = 0;
+  uint32_t *out = malloc((cap ? cap : 1) * sizeof *out);
+  if (out == NULL) return lfa_fail(err, LFA_ERR_NOMEM, "FA-LIMIT-1", "out of memory listing a message's fields");
+  for (unsigned i = 0; i < msg->descriptor->n_fields; i++)
+    if (field_present(msg, &msg->descriptor->fields[i])) out[n++] = msg->descriptor->fields[i].id;
+  for (unsigned i = 0; i < msg->n_unknown_fields; i++) out[n++] = msg->unknown_fields[i].tag;
+  qsort(out, n, sizeof *out, u32_cmp);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || out[k - 1] != out[i]) out[k++] = out[i];
+  *numbers = out, *count = k;
+  return LFA_OK;
+}

@@ -49,7 +49,8 @@ typedef struct lfa_lance_field {
 /* One feature bit. */
 typedef struct lfa_lance_bit {
   uint64_t value;
-  const char *name;
+  const char *name;  /* upstream's constant, "FLAG_FRAGMENT_TREE" */
+  const char *key;   /* its short form, "fragment_tree"; NULL when unconfirmed */
   const char *words; /* "both", "writer", "paired", "none" */
   const char *first;
   bool confirmed;    /* the value is confirmed by the fact's source */

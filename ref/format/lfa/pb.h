@@ -26,6 +26,16 @@ lfa_status lfa_pb_unpack(ProtobufCMessage **out, const ProtobufCMessageDescripto
 /* Appends the packed bytes of `msg`. */
 lfa_status lfa_pb_pack(lfa_buf *out, const ProtobufCMessage *msg, lfa_error *err);
 
+/* The top-level field numbers `msg` carries, ascending and each once: its
+ * known fields that are set (a repeated one with an element, a oneof arm
+ * that is the chosen one, a proto3 scalar that is not zero, a string or
+ * bytes that is not empty, a message that is present) and its unknown
+ * fields, which protobuf-c kept as read. What a reader names field by field
+ * (02§7: the release that defines each). OWNERSHIP: *numbers is the
+ * caller's (free); at most one per known and unknown field, so its size
+ * follows what the unpack already allocated. */
+lfa_status lfa_pb_present_fields(uint32_t **numbers, size_t *count, const ProtobufCMessage *msg, lfa_error *err);
+
 /* Frees a message from lfa_pb_unpack (NULL is fine). */
 void lfa_pb_free(void *msg);
 
