@@ -142,6 +142,44 @@ check "dump explains the tombstone -2 where a version has one" bash -c "
   '$lfa' dump '$tmp/rc' --version 2 >'$tmp/d2' && grep -q 'fields \[0,-2,2\]' '$tmp/d2' &&
   test \$(grep -c '(-2 in fields: a tombstone' '$tmp/d2') -eq 1 &&
   '$lfa' dump '$tmp/rc' --version 1 >'$tmp/d1' && ! grep -q -- '-2' '$tmp/d1'"
+# A Lance-14-style manifest, built by hand from a real Lance 0.15 table: bits
+# 512, 1024 and 4096 in both words (Lance 13.0.0 defines them, docs.rs
+# lance-table 13.0.0), 16384 in the writer word (FLAG_MANAGED_BLOBS of
+# 14.0.2, value unconfirmed), 2^40 (no release), and manifest fields 23
+# (length-delimited) and 99 (varint), which no known release defines. dump
+# names each by the release registry's sources (02§7), read by hand.
+set_flags="$(dirname "$lfa")/set_flags"
+cp -r ../shared/lance-test-data/v0.15.0/v2_with_files.lance "$tmp/l14" && chmod -R u+w "$tmp/l14"
+"$set_flags" "$tmp/l14/_versions/1.manifest" $((512 | 1024 | 4096)) $((512 | 1024 | 4096 | 16384 | (1 << 40)))
+python3 - "$tmp/l14/_versions/1.manifest" <<'PY'
+import struct, sys
+p = sys.argv[1]; b = open(p, "rb").read()
+m = struct.unpack("<q", b[-16:-8])[0]; n = struct.unpack("<I", b[m:m + 4])[0]
+pb = b[m + 4:m + 4 + n] + bytes([0xba, 0x01, 0x02, 0x08, 0x01]) + bytes([0x98, 0x06, 0x07])  # 23: {1: 1}; 99: 7
+open(p, "wb").write(b[:m] + struct.pack("<I", len(pb)) + pb + b[-16:])
+PY
+check "dump names Lance 13/14 bits and fields no release defines (text)" bash -c "
+  '$lfa' dump '$tmp/l14' >'$tmp/l14.txt' &&
+  grep -q '4096 \[reader+writer\] FLAG_FRAGMENT_TREE (Lance 13.0.0)' '$tmp/l14.txt' &&
+  grep -q '512 \[reader+writer\] FLAG_FRAG_REUSE_WITH_STABLE_ROW_IDS (Lance 13.0.0)' '$tmp/l14.txt' &&
+  grep -q '16384 \[writer\] (no known Lance release defines it; perhaps FLAG_MANAGED_BLOBS of Lance 14.0.2, value unconfirmed)' '$tmp/l14.txt' &&
+  grep -q '1099511627776 \[writer\] (no known Lance release defines it)' '$tmp/l14.txt' &&
+  grep -q '9 reader_feature_flags (Lance 0.5.0)' '$tmp/l14.txt' &&
+  grep -q '23 (no known Lance release defines it), 99 (no known Lance release defines it)' '$tmp/l14.txt'"
+check "dump names Lance 13/14 bits and fields no release defines (--json)" json "$tmp/l14" '
+F = {f["number"]: f for f in V[1]["manifest_fields"]}
+assert F[2]["name"] == "fragments" and F[2]["lance_release"] == "0.3.0", F[2]
+assert F[12]["name"] == "transaction_file" and F[12]["lance_release"] == "0.7.0", F[12]
+for n in (23, 99):
+    assert F[n] == {"number": n, "name": None, "lance_release": None, "unconfirmed": None, "here": None}, F[n]
+B = {b["value"]: b for b in V[1]["feature_bits"]}
+assert sorted(B) == [512, 1024, 4096, 16384, 1 << 40], sorted(B)
+assert B[4096] == {"value": 4096, "reader": True, "writer": True, "name": "FLAG_FRAGMENT_TREE",
+                   "lance_release": "13.0.0", "unconfirmed": None, "here": None}, B[4096]
+assert B[16384]["reader"] is False and B[16384]["lance_release"] is None, B[16384]
+assert B[16384]["unconfirmed"] == {"name": "FLAG_MANAGED_BLOBS", "lance_release": "14.0.2"}, B[16384]
+assert B[1 << 40]["name"] is None and B[1 << 40]["unconfirmed"] is None, B[1 << 40]'
+
 check "dump --help explains -2" bash -c "'$lfa' dump --help | grep -q 'where -2 is a tombstone'"
 
 finish
