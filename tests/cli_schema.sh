@@ -43,6 +43,25 @@ for f in unknown_source overlapping_numbers; do
     python3 scripts/gen_lance_releases.py c tests/schema/registry_$f.json '$tmp/r.c' 2>/dev/null; test \$? -eq 1 && ! test -e '$tmp/r.c'"
 done
 
+# lfa dump --json against its schema: the sample's history (with --rows) and
+# a tracked edge dataset are valid; a feature-bit entry with a key the
+# schema does not list, or a version without its manifest_fields, is not.
+D=conformance/schema/dump.schema.json
+check "lfa dump --json is valid (sample with --rows, a tracked edge dataset)" bash -c "
+  '$lfa' sample '$tmp/sample' >/dev/null && '$lfa' dump --json --rows '$tmp/sample' >'$tmp/dump1.json' &&
+  '$lfa' dump --json conformance/edge/root9_empty_root_zero_bytes >'$tmp/dump2.json' &&
+  python3 scripts/check_schema.py $D '$tmp/dump1.json' '$tmp/dump2.json'"
+check "a dump document with an unlisted bit key or no manifest_fields is invalid" bash -c "
+  python3 -c \"
+import json
+d = json.load(open('$tmp/dump2.json'))
+d['versions'][0]['feature_bits'][0]['extra'] = 1
+json.dump(d, open('$tmp/dump_bad1.json', 'w'))
+d = json.load(open('$tmp/dump2.json'))
+del d['versions'][0]['manifest_fields']
+json.dump(d, open('$tmp/dump_bad2.json', 'w'))\" &&
+  python3 scripts/check_schema.py --expect-invalid $D '$tmp/dump_bad1.json' '$tmp/dump_bad2.json'"
+
 mkdir "$tmp/obs"
 for s in delete_changes_no_state refused_invalidate_untracked_or_unknown conc_track_assigned_merge_insert; do
   mkdir "$tmp/obs/$s" "$tmp/obs/$s.all"
