@@ -288,9 +288,13 @@ static void test_FA_REMAP_1_deletion_heavy_fragment_compacts_itself(void **state
     lfa_request compact = {.op = LFA_OP_COMPACT, .rows_per_file = 10};
     assert_status(step(&h, &compact, &err), LFA_ERR_USAGE, &err); /* 10 rows each: no candidate */
     assert_non_null(strstr(err.msg, "nothing to compact"));
+    assert_rule(&err, "FA-REWRITE-4"); /* an empty plan is refused */
     lfa_request del = {.op = LFA_OP_DELETE, .rows = KEYS(11)};
     must(&h, &del);
-    refused(&h, &compact, NULL); /* exactly 10% deleted: not more than 10% */
+    /* [FA-REWRITE-4] exactly 10% deleted is not more than 10%, and candidacy
+     * counts physical rows (10, not below the target) where live rows (9)
+     * would have made both fragments candidates */
+    refused(&h, &compact, "FA-REWRITE-4");
     del.rows = KEYS(13);
     must(&h, &del);
     check_groups(&h, &compact, "1>1 ");
@@ -366,7 +370,7 @@ static void test_FA_REPLACE_1_whole_fragment_for_the_replaced_field(void **state
     lfa_request bad = {.op = LFA_OP_REPLACE, .fragment_id = 9, .fields = {1, EMB_ONLY}};
     refused(&h, &bad, NULL);
     bad.fragment_id = 1, bad.fields = (lfa_names_list){2, ID_EMB}; /* files [id] and [emb]: none exactly */
-    refused(&h, &bad, NULL);
+    refused(&h, &bad, "FA-REPLACE-2");
     bad.fields = (lfa_names_list){0, none};
     refused(&h, &bad, NULL);
     free_hist(&h);

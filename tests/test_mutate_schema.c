@@ -110,11 +110,11 @@ static void test_FA_MERGE_2_add_columns_without_data(void **state) {
   assert_null(lfa_table_tracked(t, 6));
   expect_state(t, EMB, "");
   for (size_t i = 0; i < t->n_fragments; i++) assert_int_equal(t->fragments[i].n_files, 1); /* AllNulls: no file */
-  /* all-NULL columns must be nullable; a name is not added twice */
+  /* all-NULL columns must be nullable [FA-MERGE-3]; a name is not added twice */
   static const lfa_new_field not_null[] = {{"n", "int32", false, LFA_UNTRACKED}};
   static const lfa_new_field again[] = {{"id", "int32", true, LFA_UNTRACKED}};
   lfa_request bad = {.op = LFA_OP_ADD_COLUMNS, .new_fields = not_null, .n_new_fields = 1};
-  refused(&h, &bad, NULL);
+  refused(&h, &bad, "FA-MERGE-3");
   bad.new_fields = again;
   refused(&h, &bad, NULL);
   bad.n_new_fields = 0;
@@ -260,6 +260,13 @@ static void test_FA_PROJECT_1_rename_keeps_id_and_state(void **state) {
   refused(&h, &q, NULL);
   q.new_name = "";
   refused(&h, &q, NULL);
+  /* [FA-PROJECT-6] renaming, casting or dropping a field the schema lacks */
+  q.field = "nope", q.new_name = "x";
+  refused(&h, &q, "FA-PROJECT-6");
+  lfa_request cast = {.op = LFA_OP_CAST, .field = "payload.nope", .new_type = "int32"};
+  refused(&h, &cast, "FA-PROJECT-6");
+  lfa_request drop = {.op = LFA_OP_DROP, .fields = {1, (const char *[]){"nope"}}};
+  refused(&h, &drop, "FA-PROJECT-6");
   free_hist(&h);
 }
 
@@ -273,8 +280,10 @@ static void test_FA_PROJECT_3_nullability(void **state) {
   assert_true(lfa_table_field(head(&h), ID)->nullable);
   expect_state(head(&h), EMB, "5 ");
   expect_same_state(head(&h), &h.v[h.n - 2]);
-  q.field = "emb", q.nullable = false; /* Lance refuses nullable -> non-nullable */
-  refused(&h, &q, NULL);
+  q.field = "emb", q.nullable = false; /* nullable -> non-nullable is refused [FA-PROJECT-5] */
+  refused(&h, &q, "FA-PROJECT-5");
+  q.field = "nope", q.nullable = true; /* a field the schema lacks [FA-PROJECT-6] */
+  refused(&h, &q, "FA-PROJECT-6");
   free_hist(&h);
 }
 
@@ -369,6 +378,16 @@ static void test_FA_CAST_2_struct_transfers_tracked_descendants(void **state) {
   assert_null(lfa_table_tracked(t, 4)); /* payload was untracked */
   expect_state(t, 5, "2 6 ");
   assert_int_equal(t->n_tracked, 2);
+  /* [FA-CAST-4] the struct and its child both got new ids (above), and the
+   * one file the cast adds to each fragment lists exactly 4 and 5: not emb,
+   * which stays unassigned (a file listing it would write it, FA-MERGE-1) */
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const lfa_data_file *added = &t->fragments[i].files[t->fragments[i].n_files - 1];
+    assert_int_equal(added->n_fields, 2);
+    assert_int_equal(added->fields[0], 4);
+    assert_int_equal(added->fields[1], 5);
+  }
+  expect_state(t, EMB, "");
   free_hist(&h);
   /* a tracked struct and its tracked child are both transferred */
   hist g = {0};
@@ -380,7 +399,7 @@ static void test_FA_CAST_2_struct_transfers_tracked_descendants(void **state) {
   expect_state(head(&g), 5, "2 6 ");
   assert_int_equal(head(&g)->n_tracked, 3);
   lfa_request bad = {.op = LFA_OP_CAST, .field = "nope", .new_type = "int64"};
-  refused(&g, &bad, NULL);
+  refused(&g, &bad, "FA-PROJECT-6");
   bad.field = "id", bad.new_type = NULL;
   refused(&g, &bad, NULL);
   free_hist(&g);

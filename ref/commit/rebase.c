@@ -92,9 +92,14 @@ static roaring_bitmap_t *touched(const Txn *t) {
   return s;
 }
 
-/* Two deletes of one fragment rebase (their sets merge, step 4); every
- * other overlap of touched fragments is retryable, as in Lance, and keeps
- * a rewrite's mapping true in P (FA-CONC-5, FA-CONC-10). */
+/* [FA-CONC-13] Lance's operation conflicts, for the pairs the sidecar's
+ * rules leave open: after an Overwrite or Restore only an Overwrite goes on
+ * (item 1); a Merge is retried after anything but metadata (item 2), and
+ * anything but an Append after a Merge (item 3); a Project after a Project
+ * (item 4). Two deletes of one fragment rebase (their sets merge, step 4;
+ * item 5); every other overlap of touched fragments is retryable (item 6),
+ * as in Lance, and keeps a rewrite's mapping true in P (FA-CONC-5,
+ * FA-CONC-10). */
 static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *theirs, uint64_t v) {
   int m = op(mine), t = op(theirs);
   if (t == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || t == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE)
@@ -341,14 +346,14 @@ static lfa_status merge_deletions(bool *emptied, const rb *b, DataFragment *pb) 
   roaring_bitmap_t *mine_new = sr ? roaring_bitmap_andnot(mine->offsets, sr) : roaring_bitmap_copy(mine->offsets);
   roaring_bitmap_t *theirs_new = sr ? roaring_bitmap_andnot(sp, sr) : roaring_bitmap_copy(sp);
   lfa_status st = mine_new && theirs_new ? LFA_OK : lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (st == LFA_OK && roaring_bitmap_intersect(mine_new, theirs_new))
-    st = retry(b, b->head, NULL, "both deleted the same rows");
+  if (st == LFA_OK && roaring_bitmap_intersect(mine_new, theirs_new)) /* [FA-CONC-13] item 5 */
+    st = retry(b, b->head, "FA-CONC-13", "both deleted the same rows");
   if (st == LFA_OK) {
     roaring_bitmap_or_inplace(mine_new, sp);
     lfa_bitmap_free(mine->offsets);
     mine->offsets = mine_new, mine_new = NULL;
     pb->deletion_file->num_deleted_rows = roaring_bitmap_get_cardinality(mine->offsets);
-    pb->deletion_file->read_version = b->head; /* Lance writes the merged file against the head */
+    pb->deletion_file->read_version = b->head; /* [FA-TXN-18] Lance writes the merged file against the head */
     *emptied = pb->deletion_file->num_deleted_rows == pb->physical_rows;
   }
   lfa_bitmap_free(mine_new);
@@ -462,7 +467,8 @@ lfa_status lfa_rebase(lfa_change *change, const lfa_request *req, const lfa_tabl
   if (r == 0 || r > count) return lfa_fail(err, LFA_ERR_USAGE, NULL, "read version %" PRIu64 " is not in the history", r);
   lfa_status st = LFA_OK;
   for (uint64_t v = r + 1; st == LFA_OK && v <= count; v++) {
-    /* the sidecar's rules first: an incompatible pair (FA-CONC-8) must not
+    /* [FA-CONC-14] one intervening commit at a time, so a field that left
+     * and whose id came back is still seen leaving. The sidecar's rules first: an incompatible pair (FA-CONC-8) must not
      * be reported as retryable just because Lance would also retry it */
     st = sidecar_conflicts(&b, version(&b, v - 1), version(&b, v), v);
     if (st == LFA_OK) st = operation_conflicts(&b, change->txn, changes[v - 1].txn, v);
