@@ -444,6 +444,52 @@ static void test_FA_OVERWRITE_1_only_what_it_initializes(void **state) {
   free_hist(&g);
 }
 
+/* [FA-LANCE-22] [FA-OVERWRITE-4] [FA-RESTORE-3] Fragment ids and row ids
+ * through an Overwrite and a Restore, stable row ids, derived from 02§2:
+ * v1 fragments 0 {1,2,3} and 1 {4,5,6}, row ids 0..5; v2 appends 7, 8 as
+ * fragment 2, row ids 6, 7 (next_row_id 8, max_fragment_id 2). v3
+ * overwrites with 10, 11: fragment 0 again, row ids 8, 9 from P's
+ * next_row_id, max_fragment_id still 2. v4 appends 12: fragment 3 (above
+ * the high-water mark, not 1), row id 10. v5 restores v2: fragments 0, 1,
+ * 2 and next_row_id 8 as in v2, max_fragment_id 3 (P's, the larger). v6
+ * appends 13: fragment 4, row id 8. */
+static void test_FA_LANCE_22_ids_after_overwrite_and_restore(void **state) {
+  (void)state;
+  hist h = {0};
+  lfa_error err = {0};
+  create_in(&h, true);
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}};
+  must(&h, &ap);
+  lfa_request ow = {.op = LFA_OP_OVERWRITE, .new_fields = SCHEMA, .n_new_fields = 4,
+                    .rows = {2, (const uint64_t[]){10, 11}}};
+  must(&h, &ow);
+  const lfa_table *t = head(&h);
+  assert_int_equal(t->n_fragments, 1);
+  assert_int_equal(t->fragments[0].id, 0);
+  assert_int_equal(t->fragments[0].row_ids[0], 8);
+  assert_int_equal(t->fragments[0].row_ids[1], 9);
+  assert_int_equal(t->max_fragment_id, 2);
+  assert_int_equal(t->next_row_id, 10);
+  ap.rows = (lfa_keys){1, (const uint64_t[]){12}};
+  must(&h, &ap);
+  t = head(&h);
+  assert_int_equal(t->fragments[t->n_fragments - 1].id, 3);
+  assert_int_equal(t->fragments[t->n_fragments - 1].row_ids[0], 10);
+  lfa_request rs = {.op = LFA_OP_RESTORE, .version = 2};
+  assert_ok(step_with(&h, &rs, &h.v[1], &err), &err);
+  t = head(&h);
+  assert_int_equal(t->n_fragments, 3);
+  for (size_t i = 0; i < 3; i++) assert_int_equal(t->fragments[i].id, i);
+  assert_int_equal(t->next_row_id, 8);
+  assert_int_equal(t->max_fragment_id, 3);
+  ap.rows = (lfa_keys){1, (const uint64_t[]){13}};
+  must(&h, &ap);
+  t = head(&h);
+  assert_int_equal(t->fragments[t->n_fragments - 1].id, 4);
+  assert_int_equal(t->fragments[t->n_fragments - 1].row_ids[0], 8);
+  free_hist(&h);
+}
+
 /* ---- §15 restore, §16 clone ------------------------------------------------------------------ */
 
 static void test_FA_RESTORE_1_restored_state(void **state) {
@@ -565,6 +611,7 @@ int main(void) {
       cmocka_unit_test(test_FA_ID_2_added_after_drop_starts_untracked),
       cmocka_unit_test(test_FA_CAST_1_leaf_moves_state_to_new_id),
       cmocka_unit_test(test_FA_CAST_2_struct_transfers_tracked_descendants),
+      cmocka_unit_test(test_FA_LANCE_22_ids_after_overwrite_and_restore),
       cmocka_unit_test(test_FA_OVERWRITE_1_only_what_it_initializes),
       cmocka_unit_test(test_FA_RESTORE_1_restored_state),
       cmocka_unit_test(test_FA_CLONE_1_and_2_clone_equals_source),
