@@ -65,6 +65,13 @@ static bool is_metadata(const Txn *t) {
 
 /* ---- 1. Lance's operation conflicts ---------------------------------------------- */
 
+/* A Rewrite or a REWRITE_ROWS Update: it moves rows (FA-CONC-5). */
+static bool moves_rows(const Txn *t) {
+  return op(t) == LANCE__TABLE__TRANSACTION__OPERATION_REWRITE ||
+         (op(t) == LANCE__TABLE__TRANSACTION__OPERATION_UPDATE &&
+          t->update->update_mode == LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+}
+
 static void add_ids(roaring_bitmap_t *set, DataFragment *const *fs, size_t n) {
   for (size_t i = 0; i < n; i++) roaring_bitmap_add(set, (uint32_t)fs[i]->id);
 }
@@ -102,28 +109,31 @@ static roaring_bitmap_t *touched(const Txn *t) {
  * FA-CONC-10). */
 static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *theirs, uint64_t v) {
   int m = op(mine), t = op(theirs);
-  if (t == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || t == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE)
-    return m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ? LFA_OK
-                                                               : incompatible(b, v, "FA-CONC-4", "it replaced the dataset");
+  if (t == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || t == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE) {
+    /* item 1; row addresses that cannot follow are FA-CONC-4 item 4's */
+    const Sidecar *s = mine->field_assignment_transaction;
+    const char *rule = s != NULL && s->n_row_changes > 0 ? "FA-CONC-4" : "FA-CONC-13";
+    return m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ? LFA_OK : incompatible(b, v, rule, "it replaced the dataset");
+  }
   if (is_metadata(mine) || is_metadata(theirs) || m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ||
       m == LANCE__TABLE__TRANSACTION__OPERATION_APPEND)
     return LFA_OK;
   /* a Merge restates the fragment list it read: retried after any commit
    * that changed it, an Append included (06§2 "Merge or cast") */
-  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, NULL, "a merge restates every fragment");
+  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, "FA-CONC-13", "a merge restates every fragment");
   if (t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE || t == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT)
     return m == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT || t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE
-               ? retry(b, v, NULL, "both change the schema or fragment list") : LFA_OK;
+               ? retry(b, v, "FA-CONC-13", "both change the schema or fragment list") : LFA_OK;
   roaring_bitmap_t *a = touched(mine), *x = touched(theirs);
   bool both_delete = m == LANCE__TABLE__TRANSACTION__OPERATION_DELETE && t == LANCE__TABLE__TRANSACTION__OPERATION_DELETE;
   bool overlap = a && x && roaring_bitmap_intersect(a, x);
   lfa_bitmap_free(a);
   lfa_bitmap_free(x);
   if (a == NULL || x == NULL) return lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (overlap && !both_delete)
-    return retry(b, v, m == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY || t == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY
-                           ? "FA-CONC-10" : "FA-CONC-5",
-                 "both change the same fragment");
+  bool overlay = m == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY || t == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY;
+  bool moves = moves_rows(mine) || moves_rows(theirs);
+  if (overlap && !both_delete) /* item 6, or the rules that name a moving commit */
+    return retry(b, v, overlay ? "FA-CONC-10" : moves ? "FA-CONC-5" : "FA-CONC-13", "both change the same fragment");
   return LFA_OK;
 }
 
@@ -266,9 +276,7 @@ static lfa_status move_address(int *out, uint64_t *addr, const rb *b, uint64_t v
     *out = KEEP; /* item 1 */
     return LFA_OK;
   }
-  bool moves = op(i) == LANCE__TABLE__TRANSACTION__OPERATION_REWRITE ||
-               (op(i) == LANCE__TABLE__TRANSACTION__OPERATION_UPDATE &&
-                i->update->update_mode == LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+  bool moves = moves_rows(i);
   *out = DROP;
   if (!moves) return LFA_OK; /* item 2: deleted in place */
   if (before->stable_row_ids && bi != SIZE_MAX) { /* item 3, stable row ids: follow the id */
