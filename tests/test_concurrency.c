@@ -4,7 +4,7 @@
  * happen is derived by hand from the rules and the pair table, by logical
  * key; stored transactions are read back from disk.
  * Requirement ids: FA-CONC-2, FA-CONC-5, FA-CONC-6, FA-CONC-9, FA-CONC-10,
- * FA-TXN-11, FA-TXN-17, FA-TXN-18, FA-OP-3, FA-OP-5, FA-CONC-13. */
+ * FA-TXN-11, FA-TXN-17, FA-TXN-18, FA-OP-3, FA-OP-5, FA-CONC-13, FA-CONC-14. */
 #include "rules_util.h"
 
 #include "lfa/bitmap.h"
@@ -458,6 +458,34 @@ static void test_FA_CONC_13_pairs_lance_decides(void **state) {
   }
 }
 
+/* [FA-CONC-14] v3 tracks extra (id 2) ASSIGNED; an invalidation of extra
+ * on key 1 is built at v3. v4 drops extra; no data file ever stored it (v1
+ * stores id, v2 emb), so v5's add_columns gives `n` id 2 again (08§2), and
+ * v6 tracks it. Committed on v5 or on v6, the invalidation fails
+ * retryably under FA-CONC-6: the drop is seen in its own commit, although
+ * P's schema has id 2, untracked (v5) or tracked (v6). */
+static void test_FA_CONC_14_dropped_id_that_came_back(void **state) {
+  (void)state;
+  for (int tracked_again = 0; tracked_again < 2; tracked_again++) {
+    lfa_history h;
+    setup(&h, NULL, false);
+    lfa_request track = {.op = LFA_OP_TRACK, .field = "extra", .assignment = LFA_ASSIGNED};
+    lfa_request drop = {.op = LFA_OP_DROP, .fields = NAMES("extra")};
+    lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = NEW_N, .n_new_fields = 1};
+    lfa_request track_n = {.op = LFA_OP_TRACK, .field = "n", .assignment = LFA_UNASSIGNED};
+    lfa_request inv = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .invalidate = NAMES("extra")};
+    apply_head(&h, &track); /* v3 */
+    apply_head(&h, &drop);  /* v4 */
+    apply_head(&h, &add);   /* v5 */
+    if (tracked_again) apply_head(&h, &track_n); /* v6 */
+    const lfa_table *p = lfa_history_head(&h);
+    assert_int_equal(p->fields[p->n_fields - 1].id, EXTRA); /* `n` has extra's old id */
+    assert_int_equal(lfa_table_tracked(p, EXTRA) != NULL, tracked_again);
+    expect_retry(&h, &inv, 3, "FA-CONC-6");
+    lfa_history_close(&h);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_div_sidecar_rebased_against_head),
@@ -469,6 +497,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_10_overlay_and_rewrite_of_one_fragment),
       cmocka_unit_test(test_FA_OP_5_detached_commit_applies_to_its_read_version),
       cmocka_unit_test(test_FA_CONC_13_pairs_lance_decides),
+      cmocka_unit_test(test_FA_CONC_14_dropped_id_that_came_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
