@@ -486,6 +486,28 @@ static void test_FA_CONC_14_dropped_id_that_came_back(void **state) {
   }
 }
 
+/* 05§2 "every field" is R's schema: v3 adds `t` with data, tracked
+ * ASSIGNED on every row; an append of key 7 without `fields`, built at
+ * v2, supplies id, emb and extra (v2's fields), not t. Committed on v3
+ * (Append rebases over a Merge, 06§2), key 7 is unassigned for t and
+ * assigned for emb [FA-APPEND-1] [FA-CONC-9]. */
+static void test_append_every_field_is_that_of_the_read_version(void **state) {
+  (void)state;
+  static const lfa_new_field with_t[] = {{"t", "int32", true, LFA_ASSIGNED}};
+  lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = with_t, .n_new_fields = 1, .with_data = true};
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = KEYS(7)};
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_history h;
+    setup(&h, NULL, stable);
+    apply_head(&h, &add);
+    apply_at(&h, &ap, 2);
+    const lfa_table *n = lfa_history_head(&h);
+    expect_assigned(n, n->fields[n->n_fields - 1].id, "1 2 3 4 5 6 ");
+    expect_assigned(n, EMB, "1 2 3 4 5 6 7 ");
+    lfa_history_close(&h);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_div_sidecar_rebased_against_head),
@@ -498,6 +520,7 @@ int main(void) {
       cmocka_unit_test(test_FA_OP_5_detached_commit_applies_to_its_read_version),
       cmocka_unit_test(test_FA_CONC_13_pairs_lance_decides),
       cmocka_unit_test(test_FA_CONC_14_dropped_id_that_came_back),
+      cmocka_unit_test(test_append_every_field_is_that_of_the_read_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
