@@ -578,7 +578,7 @@ static lfa_status new_deletion(size_t *at, lfa_writer *w, const lfa_fragment *f,
   if (d.id == 0) {
     const prior_fragment *p = find_prior(w, f->id);
     bitmap = n > DELETION_ARROW_MAX || (p != NULL && p->deletion != SIZE_MAX && is_bin(&w->deletions[p->deletion].file));
-    d.read_version = version - 1; /* [FA-TXN-18] named after P, not R */
+    d.read_version = version - 1; /* [FA-TXN-18] a set the commit computed on P */
     d.id = next_random(w); /* never 0: the generator's state never is */
   }
   d.file_type = bitmap ? LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP
