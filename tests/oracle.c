@@ -266,7 +266,7 @@ static bool predict_track(const lfa_request *q, or_state *n, or_prediction *p) {
  * so the state stay (FA-PROJECT-1); the subtree's paths follow. */
 static bool predict_rename(const lfa_request *q, or_state *n, or_prediction *p) {
   int f = q->field ? or_field_index(n, q->field) : -1;
-  if (f < 0) return refuse(p, NULL, "renames unknown field '%s'", q->field ? q->field : "(null)");
+  if (f < 0) return refuse(p, "FA-PROJECT-6", "renames unknown field '%s'", q->field ? q->field : "(null)");
   if (q->new_name == NULL || q->new_name[0] == '\0' || strchr(q->new_name, '.') != NULL)
     return refuse(p, NULL, "bad new name");
   char old[OR_PATH_MAX], fresh[OR_PATH_MAX];
@@ -294,7 +294,7 @@ static bool predict_drop(const lfa_request *q, or_state *n, or_prediction *p) {
   field_set gone = {{false}};
   for (size_t k = 0; k < q->fields.count; k++) {
     const char *name = q->fields.names[k];
-    if (or_field_index(n, name) < 0) return refuse(p, NULL, "drops unknown field '%s'", name);
+    if (or_field_index(n, name) < 0) return refuse(p, "FA-PROJECT-6", "drops unknown field '%s'", name);
     for (size_t i = 0; i < n->n_fields; i++)
       if (strcmp(n->fields[i].path, name) == 0 || is_below(n->fields[i].path, name)) gone.in[i] = true;
   }
@@ -307,7 +307,7 @@ static bool predict_drop(const lfa_request *q, or_state *n, or_prediction *p) {
  * the source's (FA-CAST-1); the copied data is no write (00-terms "Write"). */
 static bool predict_cast(const lfa_request *q, or_state *n, or_prediction *p) {
   int f = q->field ? or_field_index(n, q->field) : -1;
-  if (f < 0) return refuse(p, NULL, "casts unknown field '%s'", q->field ? q->field : "(null)");
+  if (f < 0) return refuse(p, "FA-PROJECT-6", "casts unknown field '%s'", q->field ? q->field : "(null)");
   if (q->new_type == NULL || q->new_type[0] == '\0') return refuse(p, NULL, "cast without a type");
   snprintf(n->fields[f].type, sizeof n->fields[f].type, "%s", q->new_type);
   return true;
@@ -324,9 +324,9 @@ static bool predict_schema(const lfa_request *q, or_state *n, or_prediction *p) 
     return predict_rename(q, n, p);
   case LFA_OP_CAST:
     return predict_cast(q, n, p);
-  case LFA_OP_SET_NULLABLE: /* [FA-PROJECT-3] */
+  case LFA_OP_SET_NULLABLE: /* [FA-PROJECT-3] [FA-PROJECT-6] */
     if (q->field == NULL || or_field_index(n, q->field) < 0)
-      return refuse(p, NULL, "unknown field '%s'", q->field ? q->field : "(null)");
+      return refuse(p, q->field ? "FA-PROJECT-6" : NULL, "unknown field '%s'", q->field ? q->field : "(null)");
     return true;
   case LFA_OP_DROP:
     return predict_drop(q, n, p);

@@ -4,7 +4,7 @@
  * happen is derived by hand from the rules and the pair table, by logical
  * key; stored transactions are read back from disk.
  * Requirement ids: FA-CONC-2, FA-CONC-5, FA-CONC-6, FA-CONC-9, FA-CONC-10,
- * FA-TXN-11, FA-TXN-17, FA-OP-3, FA-OP-5. */
+ * FA-TXN-11, FA-TXN-17, FA-TXN-18, FA-OP-3, FA-OP-5, FA-CONC-13, FA-CONC-14. */
 #include "rules_util.h"
 
 #include "lfa/bitmap.h"
@@ -54,7 +54,8 @@ static void addresses(char *out, size_t cap, const ProtobufCBinaryData *bytes) {
  * RowChange names 1:1 only, an address of P [FA-TXN-11]; the rebased
  * attempt checked its sidecar against P and wrote its own objects
  * [FA-CONC-2]: the verifier, which applies the stored transaction to the
- * real parent, finds nothing wrong. emb ends assigned on 1 3 4 6 7 8. */
+ * real parent, finds nothing wrong. emb ends assigned on 1 3 4 6 7 8.
+ * [FA-TXN-18] read version 4 (P, not the R of 2) names its .txn file too. */
 static void test_div_sidecar_rebased_against_head(void **state) {
   (void)state;
   scratch s;
@@ -73,6 +74,7 @@ static void test_div_sidecar_rebased_against_head(void **state) {
   load_version(&snap, s.ds, 5);
   const Lance__Table__Transaction *t = snap.transaction;
   assert_int_equal(t->read_version, 4);
+  assert_int_equal(strncmp(snap.file.manifest->transaction_file, "4-", 2), 0);
   assert_non_null(t->field_assignment_transaction);
   assert_int_equal(t->field_assignment_transaction->n_row_changes, 1);
   assert_int_equal(t->field_assignment_transaction->row_changes[0]->field_id, EMB);
@@ -390,6 +392,122 @@ static void test_FA_OP_5_detached_commit_applies_to_its_read_version(void **stat
   lfa_history_close(&h);
 }
 
+/* ---- FA-CONC-13: the pairs Lance's operation conflicts decide ------------------------ */
+
+/* One pair: `theirs` commits v3 on the setup's v2 (emb on every row), then
+ * `mine`, built at v2, is committed on v3. want: LFA_OK, LFA_ERR_CONFLICT
+ * (retryable) or LFA_ERR_RULE (incompatible), naming `rule`. */
+typedef struct pair_case {
+  const char *what;
+  lfa_request theirs, mine;
+  lfa_status want;
+  const char *rule;
+} pair_case;
+
+static const lfa_new_field NEW_N[] = {{"n", "int32", true, LFA_UNTRACKED}};
+static const lfa_new_field OVER[] = {{"id", "int64", false, LFA_UNTRACKED},
+                                     {"emb", "fixed_size_list:float:4", true, LFA_ASSIGNED}};
+
+/* Each outcome read from FA-CONC-13's items (06§1) by hand. Fragments:
+ * 0 holds keys 1-3, 1 holds 4-6. */
+static void test_FA_CONC_13_pairs_lance_decides(void **state) {
+  (void)state;
+  const lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = NEW_N, .n_new_fields = 1};
+  const lfa_request rename = {.op = LFA_OP_RENAME, .field = "extra", .new_name = "more"};
+  const lfa_request write1 = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .fields = NAMES("emb"), .rewrite_columns = true};
+  const lfa_request write2 = {.op = LFA_OP_UPDATE, .rows = KEYS(2), .fields = NAMES("emb"), .rewrite_columns = true};
+  const lfa_request inval1 = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .invalidate = NAMES("emb")};
+  const lfa_request del1 = {.op = LFA_OP_DELETE, .rows = KEYS(1)};
+  const lfa_request del2 = {.op = LFA_OP_DELETE, .rows = KEYS(2)};
+  const lfa_request compact = {.op = LFA_OP_COMPACT};
+  const lfa_request overlay = {.op = LFA_OP_OVERLAY, .fragment_id = 0, .rows = KEYS(1), .fields = NAMES("emb")};
+  const lfa_request append = {.op = LFA_OP_APPEND, .rows = KEYS(7)};
+  const lfa_request overwrite = {.op = LFA_OP_OVERWRITE, .new_fields = OVER, .n_new_fields = 2, .rows = KEYS(9)};
+  const lfa_request restore = {.op = LFA_OP_RESTORE, .version = 1};
+  const lfa_request rename2 = {.op = LFA_OP_RENAME, .field = "extra", .new_name = "other"};
+  const pair_case cases[] = {
+      {"write after add_columns (item 3)", add, write1, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"invalidation-only update after add_columns (item 3)", add, inval1, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"delete after add_columns (item 3)", add, del1, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"compaction after add_columns (item 3)", add, compact, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"overlay after add_columns (item 3)", add, overlay, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"rename after add_columns (item 3)", add, rename, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"append after add_columns (item 3)", add, append, LFA_OK, NULL},
+      {"add_columns after a write (item 2)", write1, add, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"rename after rename (item 4)", rename, rename2, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"write after rename (item 4)", rename, write1, LFA_OK, NULL},
+      {"delete of the row another delete took (item 5)", del1, del1, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"delete of another row of the fragment (item 5)", del1, del2, LFA_OK, NULL},
+      {"delete on a fragment a column update wrote (item 6)", write2, del1, LFA_ERR_CONFLICT, "FA-CONC-13"},
+      {"append after overwrite (item 1)", overwrite, append, LFA_ERR_RULE, "FA-CONC-13"},
+      {"delete after restore (item 1)", restore, del1, LFA_ERR_RULE, "FA-CONC-13"},
+      {"overwrite after overwrite (item 1)", overwrite, overwrite, LFA_OK, NULL},
+  };
+  for (size_t k = 0; k < 2 * (sizeof cases / sizeof cases[0]); k++) {
+    const pair_case *c = &cases[k / 2];
+    lfa_history h;
+    lfa_error err = {0};
+    setup(&h, NULL, k % 2 == 1); /* both row-id modes: the same outcomes */
+    apply_head(&h, &c->theirs);
+    lfa_status st = lfa_history_apply(&h, &c->mine, 2, &err);
+    if (st != c->want) fail_msg("%s (stable row ids: %d): status %d, wanted %d (%s)", c->what, (int)(k % 2), (int)st,
+                                (int)c->want, err.msg);
+    if (c->rule != NULL) assert_rule(&err, c->rule);
+    assert_int_equal(h.count, c->want == LFA_OK ? 4 : 3);
+    lfa_history_close(&h);
+  }
+}
+
+/* [FA-CONC-14] v3 tracks extra (id 2) ASSIGNED; an invalidation of extra
+ * on key 1 is built at v3. v4 drops extra; no data file ever stored it (v1
+ * stores id, v2 emb), so v5's add_columns gives `n` id 2 again (08§2), and
+ * v6 tracks it. Committed on v5 or on v6, the invalidation fails
+ * retryably under FA-CONC-6: the drop is seen in its own commit, although
+ * P's schema has id 2, untracked (v5) or tracked (v6). */
+static void test_FA_CONC_14_dropped_id_that_came_back(void **state) {
+  (void)state;
+  for (int tracked_again = 0; tracked_again < 2; tracked_again++) {
+    lfa_history h;
+    setup(&h, NULL, false);
+    lfa_request track = {.op = LFA_OP_TRACK, .field = "extra", .assignment = LFA_ASSIGNED};
+    lfa_request drop = {.op = LFA_OP_DROP, .fields = NAMES("extra")};
+    lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = NEW_N, .n_new_fields = 1};
+    lfa_request track_n = {.op = LFA_OP_TRACK, .field = "n", .assignment = LFA_UNASSIGNED};
+    lfa_request inv = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .invalidate = NAMES("extra")};
+    apply_head(&h, &track); /* v3 */
+    apply_head(&h, &drop);  /* v4 */
+    apply_head(&h, &add);   /* v5 */
+    if (tracked_again) apply_head(&h, &track_n); /* v6 */
+    const lfa_table *p = lfa_history_head(&h);
+    assert_int_equal(p->fields[p->n_fields - 1].id, EXTRA); /* `n` has extra's old id */
+    assert_int_equal(lfa_table_tracked(p, EXTRA) != NULL, tracked_again);
+    expect_retry(&h, &inv, 3, "FA-CONC-6");
+    lfa_history_close(&h);
+  }
+}
+
+/* 05§2 "every field" is R's schema: v3 adds `t` with data, tracked
+ * ASSIGNED on every row; an append of key 7 without `fields`, built at
+ * v2, supplies id, emb and extra (v2's fields), not t. Committed on v3
+ * (Append rebases over a Merge, 06§2), key 7 is unassigned for t and
+ * assigned for emb [FA-APPEND-1] [FA-CONC-9]. */
+static void test_append_every_field_is_that_of_the_read_version(void **state) {
+  (void)state;
+  static const lfa_new_field with_t[] = {{"t", "int32", true, LFA_ASSIGNED}};
+  lfa_request add = {.op = LFA_OP_ADD_COLUMNS, .new_fields = with_t, .n_new_fields = 1, .with_data = true};
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = KEYS(7)};
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_history h;
+    setup(&h, NULL, stable);
+    apply_head(&h, &add);
+    apply_at(&h, &ap, 2);
+    const lfa_table *n = lfa_history_head(&h);
+    expect_assigned(n, n->fields[n->n_fields - 1].id, "1 2 3 4 5 6 ");
+    expect_assigned(n, EMB, "1 2 3 4 5 6 7 ");
+    lfa_history_close(&h);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_div_sidecar_rebased_against_head),
@@ -400,6 +518,9 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_9_field_initialized_meanwhile_is_tracked),
       cmocka_unit_test(test_FA_CONC_10_overlay_and_rewrite_of_one_fragment),
       cmocka_unit_test(test_FA_OP_5_detached_commit_applies_to_its_read_version),
+      cmocka_unit_test(test_FA_CONC_13_pairs_lance_decides),
+      cmocka_unit_test(test_FA_CONC_14_dropped_id_that_came_back),
+      cmocka_unit_test(test_append_every_field_is_that_of_the_read_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

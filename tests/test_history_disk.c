@@ -4,7 +4,7 @@
  * clones written as new datasets (lfa_history_clone). `lfa verify`, `lfa
  * dump` and `lfa eval` (the binary CMake built, LFA_BIN) run on the results.
  * Requirement ids: FA-OVERLAY-2, FA-OVERLAY-3, FA-CLONE-1, FA-CLONE-2,
- * FA-CLONE-3, FA-STORE-6. */
+ * FA-CLONE-3, FA-CLONE-5, FA-CLONE-6, FA-STORE-6, FA-LANCE-23. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
 #include "disk_util.h"
 
@@ -200,7 +200,9 @@ static void clone_source(lfa_history *h, const char *dir, bool stable) {
 }
 
 /* The clone's manifest: base ids where a shallow clone needs them, none in a
- * deep one [FA-CLONE-1] [FA-CLONE-2] [FA-STORE-6]. */
+ * deep one [FA-CLONE-1] [FA-CLONE-2] [FA-STORE-6]; data and deletion files
+ * too [FA-CLONE-5]; bit 16 in both words exactly when base_paths is not
+ * empty [FA-LANCE-23]. */
 static void check_bases(const char *dir, bool deep, const char *source_dir) {
   lfa_snapshot snap;
   load_version(&snap, dir, 1);
@@ -208,6 +210,8 @@ static void check_bases(const char *dir, bool deep, const char *source_dir) {
   char abs[4096];
   assert_non_null(realpath(source_dir, abs));
   assert_int_equal(m->n_base_paths, deep ? 0 : 1);
+  assert_int_equal((m->reader_feature_flags & 16) != 0, !deep);
+  assert_int_equal((m->writer_feature_flags & 16) != 0, !deep);
   if (!deep) {
     assert_int_equal(m->base_paths[0]->id, 1);
     assert_true(m->base_paths[0]->is_dataset_root);
@@ -313,6 +317,73 @@ static size_t findings_of(const char *dir, const char *rule) {
   return n;
 }
 
+/* The feature words of version v of dir, in both words: `want` of the bits
+ * 1, 2, 16, 64 and 65536 [FA-LANCE-23] [FA-FLAG-1]. */
+static void expect_bits(const char *dir, uint64_t v, uint64_t want) {
+  const uint64_t mask = 1 | 2 | 16 | 64 | 65536;
+  lfa_snapshot snap;
+  load_version(&snap, dir, v);
+  assert_int_equal(snap.file.manifest->reader_feature_flags & mask, want);
+  assert_int_equal(snap.file.manifest->writer_feature_flags & mask, want);
+  lfa_snapshot_free(&snap);
+}
+
+/* [FA-CLONE-6] Clones committed into the dataset they clone, as a
+ * conformance step commits them (lfa_history_apply): after clone_source's
+ * v6, v7 is a shallow clone of v5 and v8 a deep one (both read at v5).
+ * Each is v5's manifest
+ * as the next version with a Clone transaction: no base_paths entry, no
+ * base_id on a data file, deletion file or descriptor, the descriptors'
+ * roots v5's very objects (nothing copied), the same fragments and ids.
+ * [FA-LANCE-23] bits by hand from clone_source: v1 none but 65536 (and 2
+ * with stable row ids); v3 has an overlay: 64; v4 deletes: 1 as well;
+ * the clones keep v5's (1, 64) and never 16. */
+static void test_FA_CLONE_6_clone_into_its_own_dataset(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    scratch s;
+    lfa_history h;
+    scratch_make(&s);
+    clone_source(&h, s.src, stable);
+    lfa_error err = {0};
+    lfa_request shallow = {.op = LFA_OP_CLONE}, deep = {.op = LFA_OP_CLONE, .deep = true};
+    assert_ok(lfa_history_apply(&h, &shallow, 5, &err), &err); /* v7: read at v5, v6 is the later delete */
+    assert_ok(lfa_history_apply(&h, &deep, 5, &err), &err);    /* v8 */
+    lfa_snapshot v5;
+    load_version(&v5, s.src, 5);
+    for (uint64_t v = 7; v <= 8; v++) {
+      lfa_snapshot c;
+      load_version(&c, s.src, v);
+      const Lance__Table__Manifest *m = c.file.manifest;
+      assert_int_equal(m->version, v);
+      assert_int_equal(c.transaction->operation_case, LANCE__TABLE__TRANSACTION__OPERATION_CLONE);
+      assert_int_equal(m->n_base_paths, 0);
+      assert_int_equal(m->n_fragments, v5.file.manifest->n_fragments);
+      for (size_t i = 0; i < m->n_fragments; i++) {
+        assert_int_equal(m->fragments[i]->id, v5.file.manifest->fragments[i]->id);
+        for (size_t k = 0; k < m->fragments[i]->n_files; k++)
+          assert_int_equal(m->fragments[i]->files[k]->_base_id_case, LANCE__TABLE__DATA_FILE___BASE_ID__NOT_SET);
+        if (m->fragments[i]->deletion_file != NULL)
+          assert_int_equal(m->fragments[i]->deletion_file->_base_id_case, LANCE__TABLE__DELETION_FILE___BASE_ID__NOT_SET);
+      }
+      assert_int_equal(c.n_tracked, v5.n_tracked);
+      for (size_t i = 0; i < c.n_tracked; i++) {
+        assert_false(c.tracked[i].root_file->has_base_id);
+        assert_string_equal(c.tracked[i].root_file->path, v5.tracked[i].root_file->path);
+      }
+      lfa_snapshot_free(&c);
+      expect_bits(s.src, v, 1 | 64 | 65536 | (stable ? 2 : 0));
+    }
+    lfa_snapshot_free(&v5);
+    expect_bits(s.src, 1, 65536 | (stable ? 2 : 0));
+    expect_bits(s.src, 3, 64 | 65536 | (stable ? 2 : 0));
+    expect_bits(s.src, 4, 1 | 64 | 65536 | (stable ? 2 : 0));
+    assert_int_equal(findings_of(s.src, "FA-CLONE-1"), 0);
+    lfa_history_close(&h);
+    scratch_remove(&s);
+  }
+}
+
 /* A deep clone whose descriptor still names a base has not copied what it
  * references [FA-CLONE-2]: the verifier says so, once per such descriptor.
  * The clone as written names none (the control). */
@@ -385,6 +456,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CLONE_1_and_2_clones_on_disk),
       cmocka_unit_test(test_clone_refusals),
       cmocka_unit_test(test_FA_CLONE_2_deep_clone_naming_a_base_is_reported),
+      cmocka_unit_test(test_FA_CLONE_6_clone_into_its_own_dataset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -288,9 +288,13 @@ static void test_FA_REMAP_1_deletion_heavy_fragment_compacts_itself(void **state
     lfa_request compact = {.op = LFA_OP_COMPACT, .rows_per_file = 10};
     assert_status(step(&h, &compact, &err), LFA_ERR_USAGE, &err); /* 10 rows each: no candidate */
     assert_non_null(strstr(err.msg, "nothing to compact"));
+    assert_rule(&err, "FA-REWRITE-4"); /* an empty plan is refused */
     lfa_request del = {.op = LFA_OP_DELETE, .rows = KEYS(11)};
     must(&h, &del);
-    refused(&h, &compact, NULL); /* exactly 10% deleted: not more than 10% */
+    /* [FA-REWRITE-4] exactly 10% deleted is not more than 10%, and candidacy
+     * counts physical rows (10, not below the target) where live rows (9)
+     * would have made both fragments candidates */
+    refused(&h, &compact, "FA-REWRITE-4");
     del.rows = KEYS(13);
     must(&h, &del);
     check_groups(&h, &compact, "1>1 ");
@@ -340,6 +344,76 @@ static void test_FA_REMAP_1_only_adjacent_candidates_are_grouped(void **state) {
 
 /* ---- data replacement and overlays ---------------------------------------------- */
 
+/* Builds q against the head, hands its change to `look`, then commits it. */
+static void mutate_look_commit(hist *h, const lfa_request *q, void (*look)(const lfa_change *c)) {
+  lfa_change c;
+  lfa_error err = {0};
+  assert_ok(lfa_mutate(&c, head(h), q, &err), &err);
+  look(&c);
+  assert_ok(lfa_commit(&h->v[h->n], head(h), &c, NULL, &err), &err);
+  h->n++;
+  lfa_change_free(&c);
+}
+
+/* The data files of a created fragment list every field of the schema, id
+ * 0 to 3 in schema order, each once [FA-REWRITE-5]. */
+static void check_whole_rows(const Lance__Table__DataFragment *pb) {
+  size_t listed[4] = {0};
+  for (size_t k = 0; k < pb->n_files; k++)
+    for (size_t j = 0; j < pb->files[k]->n_fields; j++) {
+      int32_t id = pb->files[k]->fields[j];
+      assert_true(id >= 0 && id < 4);
+      listed[id]++;
+    }
+  for (size_t id = 0; id < 4; id++) assert_int_equal(listed[id], 1);
+}
+
+static void look_rewrite_rows(const lfa_change *c) {
+  assert_int_equal(c->txn->update->update_mode, LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+  assert_int_equal(c->txn->update->n_new_fragments, 1);
+  check_whole_rows(c->txn->update->new_fragments[0]);
+  /* [FA-UPDATE-7] the invalidation is in the FragmentStates, no RowChange */
+  assert_non_null(c->txn->field_assignment_transaction);
+  assert_int_equal(c->txn->field_assignment_transaction->n_row_changes, 0);
+  assert_int_equal(c->txn->field_assignment_transaction->n_fragment_states, 2); /* emb, payload.value */
+}
+
+static void look_rewrite(const lfa_change *c) {
+  assert_int_equal(c->txn->rewrite->n_groups, 1);
+  assert_int_equal(c->txn->rewrite->groups[0]->n_new_fragments, 1);
+  check_whole_rows(c->txn->rewrite->groups[0]->new_fragments[0]);
+}
+
+/* Keys 1..6 in fragments 0 {1,2,3} and 1 {4,5,6}, only id stored; value
+ * written on 2, 5, emb on 2 (in place). A REWRITE_ROWS update writes emb
+ * and invalidates payload.value on 2, 5: they move to fragment 2, whose
+ * file stores whole rows [FA-REWRITE-5] and whose FragmentStates carry
+ * the invalidation [FA-UPDATE-7]: emb {2,5}, value {}. Both old fragments
+ * now have 1 of 3 rows deleted and fragment 2 is small, so a compaction
+ * (target 1Mi) groups 0, 1, 2 into one new fragment 3 of 6 rows, whole;
+ * the states stay. */
+static void test_FA_REWRITE_5_and_FA_UPDATE_7_moved_rows_stored_whole(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    hist h = {0};
+    create(&h, stable, 6, 3);
+    write_cols(&h, KEYS(2, 5), VALUE_ONLY, 1);
+    write_cols(&h, KEYS(2), EMB_ONLY, 1);
+    lfa_request move = {.op = LFA_OP_UPDATE, .rows = KEYS(2, 5), .fields = {1, EMB_ONLY}, .invalidate = {1, VALUE_ONLY}};
+    mutate_look_commit(&h, &move, look_rewrite_rows);
+    check_assigned(head(&h), EMB, "2 5 ");
+    check_assigned(head(&h), VALUE, "");
+    lfa_request compact = {.op = LFA_OP_COMPACT};
+    mutate_look_commit(&h, &compact, look_rewrite);
+    check_fragments(head(&h), "3:6 "); /* 2 + 2 live old rows, and the 2 moved ones */
+    check_assigned(head(&h), EMB, "2 5 ");
+    check_assigned(head(&h), VALUE, "");
+    check_live(head(&h), "1 2 3 4 5 6 ");
+    check_row_ids(head(&h));
+    free_hist(&h);
+  }
+}
+
 static void test_FA_REPLACE_1_whole_fragment_for_the_replaced_field(void **state) {
   (void)state;
   for (int stable = 0; stable < 2; stable++) {
@@ -366,7 +440,7 @@ static void test_FA_REPLACE_1_whole_fragment_for_the_replaced_field(void **state
     lfa_request bad = {.op = LFA_OP_REPLACE, .fragment_id = 9, .fields = {1, EMB_ONLY}};
     refused(&h, &bad, NULL);
     bad.fragment_id = 1, bad.fields = (lfa_names_list){2, ID_EMB}; /* files [id] and [emb]: none exactly */
-    refused(&h, &bad, NULL);
+    refused(&h, &bad, "FA-REPLACE-2");
     bad.fields = (lfa_names_list){0, none};
     refused(&h, &bad, NULL);
     free_hist(&h);
@@ -429,6 +503,7 @@ int main(void) {
       cmocka_unit_test(test_FA_REWRITE_1_and_FA_REMAP_1_upstream_example),
       cmocka_unit_test(test_FA_REMAP_1_deletion_heavy_fragment_compacts_itself),
       cmocka_unit_test(test_FA_REMAP_1_only_adjacent_candidates_are_grouped),
+      cmocka_unit_test(test_FA_REWRITE_5_and_FA_UPDATE_7_moved_rows_stored_whole),
       cmocka_unit_test(test_FA_REPLACE_1_whole_fragment_for_the_replaced_field),
       cmocka_unit_test(test_FA_OVERLAY_1_and_3_exactly_the_covered_rows),
   };

@@ -110,11 +110,11 @@ static void test_FA_MERGE_2_add_columns_without_data(void **state) {
   assert_null(lfa_table_tracked(t, 6));
   expect_state(t, EMB, "");
   for (size_t i = 0; i < t->n_fragments; i++) assert_int_equal(t->fragments[i].n_files, 1); /* AllNulls: no file */
-  /* all-NULL columns must be nullable; a name is not added twice */
+  /* all-NULL columns must be nullable [FA-MERGE-3]; a name is not added twice */
   static const lfa_new_field not_null[] = {{"n", "int32", false, LFA_UNTRACKED}};
   static const lfa_new_field again[] = {{"id", "int32", true, LFA_UNTRACKED}};
   lfa_request bad = {.op = LFA_OP_ADD_COLUMNS, .new_fields = not_null, .n_new_fields = 1};
-  refused(&h, &bad, NULL);
+  refused(&h, &bad, "FA-MERGE-3");
   bad.new_fields = again;
   refused(&h, &bad, NULL);
   bad.n_new_fields = 0;
@@ -260,6 +260,13 @@ static void test_FA_PROJECT_1_rename_keeps_id_and_state(void **state) {
   refused(&h, &q, NULL);
   q.new_name = "";
   refused(&h, &q, NULL);
+  /* [FA-PROJECT-6] renaming, casting or dropping a field the schema lacks */
+  q.field = "nope", q.new_name = "x";
+  refused(&h, &q, "FA-PROJECT-6");
+  lfa_request cast = {.op = LFA_OP_CAST, .field = "payload.nope", .new_type = "int32"};
+  refused(&h, &cast, "FA-PROJECT-6");
+  lfa_request drop = {.op = LFA_OP_DROP, .fields = {1, (const char *[]){"nope"}}};
+  refused(&h, &drop, "FA-PROJECT-6");
   free_hist(&h);
 }
 
@@ -273,8 +280,10 @@ static void test_FA_PROJECT_3_nullability(void **state) {
   assert_true(lfa_table_field(head(&h), ID)->nullable);
   expect_state(head(&h), EMB, "5 ");
   expect_same_state(head(&h), &h.v[h.n - 2]);
-  q.field = "emb", q.nullable = false; /* Lance refuses nullable -> non-nullable */
-  refused(&h, &q, NULL);
+  q.field = "emb", q.nullable = false; /* nullable -> non-nullable is refused [FA-PROJECT-5] */
+  refused(&h, &q, "FA-PROJECT-5");
+  q.field = "nope", q.nullable = true; /* a field the schema lacks [FA-PROJECT-6] */
+  refused(&h, &q, "FA-PROJECT-6");
   free_hist(&h);
 }
 
@@ -369,6 +378,16 @@ static void test_FA_CAST_2_struct_transfers_tracked_descendants(void **state) {
   assert_null(lfa_table_tracked(t, 4)); /* payload was untracked */
   expect_state(t, 5, "2 6 ");
   assert_int_equal(t->n_tracked, 2);
+  /* [FA-CAST-4] the struct and its child both got new ids (above), and the
+   * one file the cast adds to each fragment lists exactly 4 and 5: not emb,
+   * which stays unassigned (a file listing it would write it, FA-MERGE-1) */
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const lfa_data_file *added = &t->fragments[i].files[t->fragments[i].n_files - 1];
+    assert_int_equal(added->n_fields, 2);
+    assert_int_equal(added->fields[0], 4);
+    assert_int_equal(added->fields[1], 5);
+  }
+  expect_state(t, EMB, "");
   free_hist(&h);
   /* a tracked struct and its tracked child are both transferred */
   hist g = {0};
@@ -380,7 +399,7 @@ static void test_FA_CAST_2_struct_transfers_tracked_descendants(void **state) {
   expect_state(head(&g), 5, "2 6 ");
   assert_int_equal(head(&g)->n_tracked, 3);
   lfa_request bad = {.op = LFA_OP_CAST, .field = "nope", .new_type = "int64"};
-  refused(&g, &bad, NULL);
+  refused(&g, &bad, "FA-PROJECT-6");
   bad.field = "id", bad.new_type = NULL;
   refused(&g, &bad, NULL);
   free_hist(&g);
@@ -423,6 +442,52 @@ static void test_FA_OVERWRITE_1_only_what_it_initializes(void **state) {
   assert_int_equal(head(&g)->version, 1);
   expect_state(head(&g), 2, "20 ");
   free_hist(&g);
+}
+
+/* [FA-LANCE-22] [FA-OVERWRITE-4] [FA-RESTORE-3] Fragment ids and row ids
+ * through an Overwrite and a Restore, stable row ids, derived from 02§2:
+ * v1 fragments 0 {1,2,3} and 1 {4,5,6}, row ids 0..5; v2 appends 7, 8 as
+ * fragment 2, row ids 6, 7 (next_row_id 8, max_fragment_id 2). v3
+ * overwrites with 10, 11: fragment 0 again, row ids 8, 9 from P's
+ * next_row_id, max_fragment_id still 2. v4 appends 12: fragment 3 (above
+ * the high-water mark, not 1), row id 10. v5 restores v2: fragments 0, 1,
+ * 2 and next_row_id 8 as in v2, max_fragment_id 3 (P's, the larger). v6
+ * appends 13: fragment 4, row id 8. */
+static void test_FA_LANCE_22_ids_after_overwrite_and_restore(void **state) {
+  (void)state;
+  hist h = {0};
+  lfa_error err = {0};
+  create_in(&h, true);
+  lfa_request ap = {.op = LFA_OP_APPEND, .rows = {2, (const uint64_t[]){7, 8}}};
+  must(&h, &ap);
+  lfa_request ow = {.op = LFA_OP_OVERWRITE, .new_fields = SCHEMA, .n_new_fields = 4,
+                    .rows = {2, (const uint64_t[]){10, 11}}};
+  must(&h, &ow);
+  const lfa_table *t = head(&h);
+  assert_int_equal(t->n_fragments, 1);
+  assert_int_equal(t->fragments[0].id, 0);
+  assert_int_equal(t->fragments[0].row_ids[0], 8);
+  assert_int_equal(t->fragments[0].row_ids[1], 9);
+  assert_int_equal(t->max_fragment_id, 2);
+  assert_int_equal(t->next_row_id, 10);
+  ap.rows = (lfa_keys){1, (const uint64_t[]){12}};
+  must(&h, &ap);
+  t = head(&h);
+  assert_int_equal(t->fragments[t->n_fragments - 1].id, 3);
+  assert_int_equal(t->fragments[t->n_fragments - 1].row_ids[0], 10);
+  lfa_request rs = {.op = LFA_OP_RESTORE, .version = 2};
+  assert_ok(step_with(&h, &rs, &h.v[1], &err), &err);
+  t = head(&h);
+  assert_int_equal(t->n_fragments, 3);
+  for (size_t i = 0; i < 3; i++) assert_int_equal(t->fragments[i].id, i);
+  assert_int_equal(t->next_row_id, 8);
+  assert_int_equal(t->max_fragment_id, 3);
+  ap.rows = (lfa_keys){1, (const uint64_t[]){13}};
+  must(&h, &ap);
+  t = head(&h);
+  assert_int_equal(t->fragments[t->n_fragments - 1].id, 4);
+  assert_int_equal(t->fragments[t->n_fragments - 1].row_ids[0], 8);
+  free_hist(&h);
 }
 
 /* ---- §15 restore, §16 clone ------------------------------------------------------------------ */
@@ -546,6 +611,7 @@ int main(void) {
       cmocka_unit_test(test_FA_ID_2_added_after_drop_starts_untracked),
       cmocka_unit_test(test_FA_CAST_1_leaf_moves_state_to_new_id),
       cmocka_unit_test(test_FA_CAST_2_struct_transfers_tracked_descendants),
+      cmocka_unit_test(test_FA_LANCE_22_ids_after_overwrite_and_restore),
       cmocka_unit_test(test_FA_OVERWRITE_1_only_what_it_initializes),
       cmocka_unit_test(test_FA_RESTORE_1_restored_state),
       cmocka_unit_test(test_FA_CLONE_1_and_2_clone_equals_source),

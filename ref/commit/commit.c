@@ -236,7 +236,9 @@ static void drop_fragments(lfa_table *n) {
   n->n_fragments = 0;
 }
 
-/* Ids restart at 0, the high-water mark stays (02§8.5). */
+/* [FA-OVERWRITE-4] [FA-LANCE-22] Ids restart at 0, the high-water mark
+ * stays (02§8.5); next_row_id is P's, copied with it, so new rows continue
+ * from it. */
 static lfa_status build_overwrite(lfa_table *n, const lfa_change *c, lfa_error *err) {
   const Lance__Table__Transaction__Overwrite *op = c->txn->overwrite;
   lfa_status st = set_schema(n, op->schema, op->n_schema, err);
@@ -528,6 +530,8 @@ static lfa_status commit_restore(lfa_table *n, const lfa_table *p, const lfa_tab
   if (st != LFA_OK) return st;
   n->version = p ? p->version + 1 : 1;
   n->writer_feature_flags = 0; /* the writer's to compute (FA-FLAG-1) */
+  /* [FA-RESTORE-3] [FA-LANCE-22] the restored fragments, ids and
+   * next_row_id; max_fragment_id the larger of P's and theirs */
   if (p != NULL && p->has_max_fragment_id && (!n->has_max_fragment_id || p->max_fragment_id > n->max_fragment_id))
     n->max_fragment_id = p->max_fragment_id, n->has_max_fragment_id = true;
   return LFA_OK;

@@ -65,6 +65,13 @@ static bool is_metadata(const Txn *t) {
 
 /* ---- 1. Lance's operation conflicts ---------------------------------------------- */
 
+/* A Rewrite or a REWRITE_ROWS Update: it moves rows (FA-CONC-5). */
+static bool moves_rows(const Txn *t) {
+  return op(t) == LANCE__TABLE__TRANSACTION__OPERATION_REWRITE ||
+         (op(t) == LANCE__TABLE__TRANSACTION__OPERATION_UPDATE &&
+          t->update->update_mode == LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+}
+
 static void add_ids(roaring_bitmap_t *set, DataFragment *const *fs, size_t n) {
   for (size_t i = 0; i < n; i++) roaring_bitmap_add(set, (uint32_t)fs[i]->id);
 }
@@ -92,33 +99,41 @@ static roaring_bitmap_t *touched(const Txn *t) {
   return s;
 }
 
-/* Two deletes of one fragment rebase (their sets merge, step 4); every
- * other overlap of touched fragments is retryable, as in Lance, and keeps
- * a rewrite's mapping true in P (FA-CONC-5, FA-CONC-10). */
+/* [FA-CONC-13] Lance's operation conflicts, for the pairs the sidecar's
+ * rules leave open: after an Overwrite or Restore only an Overwrite goes on
+ * (item 1); a Merge is retried after anything but metadata (item 2), and
+ * anything but an Append after a Merge (item 3); a Project after a Project
+ * (item 4). Two deletes of one fragment rebase (their sets merge, step 4;
+ * item 5); every other overlap of touched fragments is retryable (item 6),
+ * as in Lance, and keeps a rewrite's mapping true in P (FA-CONC-5,
+ * FA-CONC-10). */
 static lfa_status operation_conflicts(const rb *b, const Txn *mine, const Txn *theirs, uint64_t v) {
   int m = op(mine), t = op(theirs);
-  if (t == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || t == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE)
-    return m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ? LFA_OK
-                                                               : incompatible(b, v, "FA-CONC-4", "it replaced the dataset");
+  if (t == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE || t == LANCE__TABLE__TRANSACTION__OPERATION_RESTORE) {
+    /* item 1; row addresses that cannot follow are FA-CONC-4 item 4's */
+    const Sidecar *s = mine->field_assignment_transaction;
+    const char *rule = s != NULL && s->n_row_changes > 0 ? "FA-CONC-4" : "FA-CONC-13";
+    return m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ? LFA_OK : incompatible(b, v, rule, "it replaced the dataset");
+  }
   if (is_metadata(mine) || is_metadata(theirs) || m == LANCE__TABLE__TRANSACTION__OPERATION_OVERWRITE ||
       m == LANCE__TABLE__TRANSACTION__OPERATION_APPEND)
     return LFA_OK;
   /* a Merge restates the fragment list it read: retried after any commit
    * that changed it, an Append included (06§2 "Merge or cast") */
-  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, NULL, "a merge restates every fragment");
+  if (m == LANCE__TABLE__TRANSACTION__OPERATION_MERGE) return retry(b, v, "FA-CONC-13", "a merge restates every fragment");
   if (t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE || t == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT)
     return m == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT || t == LANCE__TABLE__TRANSACTION__OPERATION_MERGE
-               ? retry(b, v, NULL, "both change the schema or fragment list") : LFA_OK;
+               ? retry(b, v, "FA-CONC-13", "both change the schema or fragment list") : LFA_OK;
   roaring_bitmap_t *a = touched(mine), *x = touched(theirs);
   bool both_delete = m == LANCE__TABLE__TRANSACTION__OPERATION_DELETE && t == LANCE__TABLE__TRANSACTION__OPERATION_DELETE;
   bool overlap = a && x && roaring_bitmap_intersect(a, x);
   lfa_bitmap_free(a);
   lfa_bitmap_free(x);
   if (a == NULL || x == NULL) return lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (overlap && !both_delete)
-    return retry(b, v, m == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY || t == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY
-                           ? "FA-CONC-10" : "FA-CONC-5",
-                 "both change the same fragment");
+  bool overlay = m == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY || t == LANCE__TABLE__TRANSACTION__OPERATION_DATA_OVERLAY;
+  bool moves = moves_rows(mine) || moves_rows(theirs);
+  if (overlap && !both_delete) /* item 6, or the rules that name a moving commit */
+    return retry(b, v, overlay ? "FA-CONC-10" : moves ? "FA-CONC-5" : "FA-CONC-13", "both change the same fragment");
   return LFA_OK;
 }
 
@@ -261,9 +276,7 @@ static lfa_status move_address(int *out, uint64_t *addr, const rb *b, uint64_t v
     *out = KEEP; /* item 1 */
     return LFA_OK;
   }
-  bool moves = op(i) == LANCE__TABLE__TRANSACTION__OPERATION_REWRITE ||
-               (op(i) == LANCE__TABLE__TRANSACTION__OPERATION_UPDATE &&
-                i->update->update_mode == LANCE__TABLE__TRANSACTION__UPDATE_MODE__REWRITE_ROWS);
+  bool moves = moves_rows(i);
   *out = DROP;
   if (!moves) return LFA_OK; /* item 2: deleted in place */
   if (before->stable_row_ids && bi != SIZE_MAX) { /* item 3, stable row ids: follow the id */
@@ -341,14 +354,14 @@ static lfa_status merge_deletions(bool *emptied, const rb *b, DataFragment *pb) 
   roaring_bitmap_t *mine_new = sr ? roaring_bitmap_andnot(mine->offsets, sr) : roaring_bitmap_copy(mine->offsets);
   roaring_bitmap_t *theirs_new = sr ? roaring_bitmap_andnot(sp, sr) : roaring_bitmap_copy(sp);
   lfa_status st = mine_new && theirs_new ? LFA_OK : lfa_fail(b->err, LFA_ERR_NOMEM, NULL, "out of memory");
-  if (st == LFA_OK && roaring_bitmap_intersect(mine_new, theirs_new))
-    st = retry(b, b->head, NULL, "both deleted the same rows");
+  if (st == LFA_OK && roaring_bitmap_intersect(mine_new, theirs_new)) /* [FA-CONC-13] item 5 */
+    st = retry(b, b->head, "FA-CONC-13", "both deleted the same rows");
   if (st == LFA_OK) {
     roaring_bitmap_or_inplace(mine_new, sp);
     lfa_bitmap_free(mine->offsets);
     mine->offsets = mine_new, mine_new = NULL;
     pb->deletion_file->num_deleted_rows = roaring_bitmap_get_cardinality(mine->offsets);
-    pb->deletion_file->read_version = b->head; /* Lance writes the merged file against the head */
+    pb->deletion_file->read_version = b->head; /* [FA-TXN-18] Lance writes the merged file against the head */
     *emptied = pb->deletion_file->num_deleted_rows == pb->physical_rows;
   }
   lfa_bitmap_free(mine_new);
@@ -462,7 +475,8 @@ lfa_status lfa_rebase(lfa_change *change, const lfa_request *req, const lfa_tabl
   if (r == 0 || r > count) return lfa_fail(err, LFA_ERR_USAGE, NULL, "read version %" PRIu64 " is not in the history", r);
   lfa_status st = LFA_OK;
   for (uint64_t v = r + 1; st == LFA_OK && v <= count; v++) {
-    /* the sidecar's rules first: an incompatible pair (FA-CONC-8) must not
+    /* [FA-CONC-14] one intervening commit at a time, so a field that left
+     * and whose id came back is still seen leaving. The sidecar's rules first: an incompatible pair (FA-CONC-8) must not
      * be reported as retryable just because Lance would also retry it */
     st = sidecar_conflicts(&b, version(&b, v - 1), version(&b, v), v);
     if (st == LFA_OK) st = operation_conflicts(&b, change->txn, changes[v - 1].txn, v);

@@ -289,6 +289,7 @@ DataFragment *mut_fragment_pb(mut *m, const lfa_fragment *f) {
 lfa_status mut_set_deletions(mut *m, DataFragment *pb, const roaring_bitmap_t *deleted) {
   size_t i = lfa_table_fragment(m->r, pb->id);
   bool had_bin = i != SIZE_MAX && m->r->fragments[i].deleted != NULL && m->r->fragments[i].deletion_file.bitmap;
+  /* [FA-TXN-18] named after R, the version the set was computed against */
   lfa_deletion_file df = {m->r->version, m->version, had_bin || roaring_bitmap_get_cardinality(deleted) > 5000};
   return deletion_pb(m, pb, deleted, &df);
 }

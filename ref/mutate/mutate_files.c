@@ -89,7 +89,7 @@ static size_t plan_bins(bin *out, const lfa_table *r, uint64_t target) {
 }
 
 /* One new fragment holding R's rows rows[0 .. n) in this order: one data
- * file listing every field, no deletion file, the rows' keys and (stable
+ * file listing every field [FA-REWRITE-5], no deletion file, the rows' keys and (stable
  * row ids) their row ids [FA-REMAP-3]; for every tracked field s the mapped
  * state cells[s * stride] [FA-REWRITE-1, FA-REWRITE-2, FA-TXN-14]. */
 static DataFragment *compacted_fragment(mut *m, const row_ref *rows, size_t n, const int32_t *fields,
@@ -173,8 +173,10 @@ static lfa_status compact_group(mut *m, Lance__Table__Transaction__Rewrite__Rewr
   return lfa_arena_check(&m->change->arena, m->err);
 }
 
-/* One Rewrite, one group per bin of Lance's plan (Rewrite.groups). New
- * fragments get their ids at commit (mutate.h). */
+/* One Rewrite, one group per bin of Lance's plan (Rewrite.groups)
+ * [FA-REWRITE-4]; an empty plan commits nothing. New fragments get their
+ * ids at commit (mutate.h): no ReserveFragments version comes first, the
+ * choice FA-REWRITE-3 leaves to the writer. */
 lfa_status mut_compact(mut *m) {
   uint64_t target = m->req->rows_per_file ? m->req->rows_per_file : COMPACT_DEFAULT_TARGET;
   bin *bins = calloc(m->r->n_fragments + 1, sizeof *bins);
@@ -183,7 +185,7 @@ lfa_status mut_compact(mut *m) {
   lfa_status st = LFA_OK;
   if (bins == NULL || fields == NULL) st = lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
   else if (n == 0)
-    st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "nothing to compact: no fragment has more than 10%% of its rows deleted, "
+    st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-REWRITE-4", "nothing to compact: no fragment has more than 10%% of its rows deleted, "
                   "and no two adjacent fragments both have fewer than %" PRIu64 " physical rows", target);
   if (st != LFA_OK) {
     free(bins);
@@ -365,10 +367,10 @@ static lfa_status find_fragment(size_t *out, const mut *m, uint64_t id) {
   return LFA_OK;
 }
 
-/* [02§8.4] Lance swaps the file that lists exactly these
+/* [FA-REPLACE-2] [02§8.4] Lance swaps the file that lists exactly these
  * fields, or adds the new file when no file of the fragment lists any of
  * them (an all-NULL column replaced with data); anything between it
- * refuses, as nothing would change. */
+ * refuses: there is no file to replace. */
 static lfa_status check_replaceable(const mut *m, const lfa_fragment *f, const int32_t *fields, size_t n) {
   bool exact = false, overlap = false;
   for (size_t k = 0; k < f->n_files; k++) {
@@ -377,7 +379,7 @@ static lfa_status check_replaceable(const mut *m, const lfa_fragment *f, const i
     for (size_t j = 0; j < df->n_fields; j++) overlap |= mut_listed(fields, n, df->fields[j]);
   }
   if (exact || !overlap) return LFA_OK;
-  return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "fragment %" PRIu64 " has no data file with exactly the replaced "
+  return lfa_fail(m->err, LFA_ERR_USAGE, "FA-REPLACE-2", "fragment %" PRIu64 " has no data file with exactly the replaced "
                   "fields, but some file lists one of them", f->id);
 }
 

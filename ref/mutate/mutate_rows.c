@@ -224,7 +224,9 @@ lfa_status mut_update_columns(mut *m, Lance__Table__Transaction__Update *op, con
 }
 
 /* Rows rewritten whole: deleted where they were, written again (every
- * field stored) into one new fragment that keeps their keys and row ids. */
+ * field stored [FA-REWRITE-5]) into one new fragment that keeps their keys
+ * and row ids. Invalidations go into its FragmentStates, never into a
+ * RowChange [FA-UPDATE-7]. */
 lfa_status mut_update_rows(mut *m, Lance__Table__Transaction__Update *op, row_ref *rows, size_t n,
                            const int32_t *written, size_t n_written, const int32_t *inval, size_t n_inval) {
   roaring_bitmap_t **gone = NULL;

@@ -133,7 +133,8 @@ lfa_status mut_overwrite(mut *m) {
 /* ---- §6 merge: add_columns ------------------------------------------------------ */
 
 /* Checks the request's new fields, which `s` holds after R's, in order.
- * Without data the columns are all NULL, so Lance requires them nullable.
+ * [FA-MERGE-3] Without data the columns are all NULL, so they must be
+ * nullable.
  * [FA-NEST-6] a tracked struct passes its assignment to its descendants:
  * every child listed under a new tracked struct must carry the same one.
  * We refuse a mismatch (an untracked child included) rather than fix it
@@ -144,8 +145,8 @@ static lfa_status check_new_fields(const mut *m, const lfa_table *s) {
   for (size_t k = 0; k < q->n_new_fields; k++) {
     const lfa_new_field *nf = &q->new_fields[k];
     if (!q->with_data && !nf->nullable)
-      return lfa_fail(m->err, LFA_ERR_USAGE, NULL, "field '%s': a column added without data is all NULL and must be nullable",
-                      nf->path);
+      return lfa_fail(m->err, LFA_ERR_USAGE, "FA-MERGE-3",
+                      "field '%s': a column added without data is all NULL and must be nullable", nf->path);
     for (size_t j = 0; j < k; j++) { /* its struct, when this request adds it too */
       const lfa_new_field *parent = &q->new_fields[j];
       if (s->fields[base + j].id != s->fields[base + k].parent_id || parent->assignment == LFA_UNTRACKED) continue;
@@ -229,7 +230,7 @@ static lfa_status check_name(const mut *m, const lfa_field *f, const char *name)
 lfa_status mut_rename(mut *m) {
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m, NULL);
+  if (st == LFA_OK) st = named_field(&f, m, "FA-PROJECT-6");
   if (st == LFA_OK) st = check_name(m, f, m->req->new_name);
   if (st != LFA_OK) return st;
   SchemaField **schema = mut_schema_pb(m, m->r);
@@ -238,15 +239,17 @@ lfa_status mut_rename(mut *m) {
   return project(m, schema, m->r->n_fields);
 }
 
-/* [FA-PROJECT-3] Nullability is schema only and changes no state. Lance
- * refuses to make a nullable field non-nullable (it would have to check
- * every value; schema_evolution.rs, alter_columns). */
+/* [FA-PROJECT-3] Nullability is schema only and changes no state.
+ * [FA-PROJECT-5] a nullable field cannot be made non-nullable (Lance would
+ * have to check every value; schema_evolution.rs, alter_columns).
+ * [FA-PROJECT-6] an unknown field is refused, as for rename, cast, drop. */
 lfa_status mut_set_nullable(mut *m) {
   const lfa_field *f = NULL;
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m, NULL);
+  if (st == LFA_OK) st = named_field(&f, m, "FA-PROJECT-6");
   if (st == LFA_OK && f->nullable && !m->req->nullable)
-    st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "field '%s' is nullable and cannot be made non-nullable", m->req->field);
+    st = lfa_fail(m->err, LFA_ERR_USAGE, "FA-PROJECT-5", "field '%s' is nullable and cannot be made non-nullable",
+                  m->req->field);
   if (st != LFA_OK) return st;
   SchemaField **schema = mut_schema_pb(m, m->r);
   if (schema != NULL && schema[position(m, f)] != NULL) schema[position(m, f)]->nullable = m->req->nullable;
@@ -283,7 +286,7 @@ lfa_status mut_drop(mut *m) {
   lfa_status st = need_dataset(m);
   if (st == LFA_OK && (ids == NULL || keep == NULL)) st = lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK && q->fields.count == 0) st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "no fields to drop (fields)");
-  if (st == LFA_OK) st = mut_fields(ids, m, &q->fields, NULL);
+  if (st == LFA_OK) st = mut_fields(ids, m, &q->fields, "FA-PROJECT-6");
   if (st == LFA_OK && kept_fields(keep, m->r, ids, q->fields.count) == 0) /* as Lance refuses */
     st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "cannot drop every field of the schema");
   SchemaField **all = st == LFA_OK ? mut_schema_pb(m, m->r) : NULL;
@@ -298,7 +301,7 @@ lfa_status mut_drop(mut *m) {
 
 /* ---- §8 cast --------------------------------------------------------------------- */
 
-/* Gives f and its descendants new ids in `schema` (R's, in R's order),
+/* [FA-CAST-4] Gives f and its descendants new ids in `schema` (R's, in R's order),
  * from Lance's max_field_id() + 1 in schema order, as alter_columns does
  * (02§8.4, 02§8.5); parents follow their new ids. old_ids[k] becomes
  * new_ids[k]; returns how many. */
@@ -334,7 +337,7 @@ lfa_status mut_cast(mut *m) {
   size_t n = m->r->n_fields, n_sub = 0;
   int32_t *old_ids = calloc(n + 1, sizeof *old_ids), *new_ids = calloc(n + 1, sizeof *new_ids);
   lfa_status st = need_dataset(m);
-  if (st == LFA_OK) st = named_field(&f, m, NULL);
+  if (st == LFA_OK) st = named_field(&f, m, "FA-PROJECT-6");
   if (st == LFA_OK && (q->new_type == NULL || q->new_type[0] == '\0'))
     st = lfa_fail(m->err, LFA_ERR_USAGE, NULL, "casting '%s' needs a type (new_type)", q->field);
   if (st == LFA_OK && (old_ids == NULL || new_ids == NULL)) st = lfa_fail(m->err, LFA_ERR_NOMEM, NULL, "out of memory");
@@ -344,6 +347,8 @@ lfa_status mut_cast(mut *m) {
     if (schema[position(m, f)] != NULL)
       schema[position(m, f)]->logical_type = lfa_arena_strdup(&m->change->arena, q->new_type);
   }
+  /* [FA-CAST-4] the one new file per fragment lists the new ids only, so
+   * no carried field is written (FA-MERGE-1) */
   if (st == LFA_OK) st = merge(m, schema, n, new_ids, n_sub, true);
   for (size_t k = 0; st == LFA_OK && k < n_sub; k++)
     if (lfa_table_tracked(m->r, old_ids[k]) != NULL) mut_add_transfer(m, old_ids[k], new_ids[k]);
@@ -355,8 +360,9 @@ lfa_status mut_cast(mut *m) {
 /* ---- §15 restore, §16 clone ---------------------------------------------------------- */
 
 /* [FA-RESTORE-1] [FA-TXN-15] Restore{version}, no sidecar: the commit
- * takes the restored version's table, state included (lfa_commit's
- * `restored`, which the history provides). */
+ * takes the restored version's table, state, fragment ids and next_row_id
+ * included (lfa_commit's `restored`, which the history provides;
+ * FA-RESTORE-3). */
 lfa_status mut_restore(mut *m) {
   uint64_t v = m->req->version;
   lfa_status st = need_dataset(m);
@@ -378,7 +384,9 @@ lfa_status mut_restore(mut *m) {
 
 /* [FA-CLONE-1] [FA-CLONE-2] [FA-TXN-15] The first commit of a new dataset
  * that equals R, state included: the commit copies R (`restored` = R, no
- * parent). Shallow or deep only changes where the objects live. */
+ * parent). Shallow or deep only changes where the objects live; committed
+ * into R's own dataset (a history step) it is R's manifest as the next
+ * version, bases unchanged and nothing copied [FA-CLONE-6]. */
 lfa_status mut_clone(mut *m) {
   lfa_status st = need_dataset(m);
   if (st != LFA_OK) return st;

@@ -362,7 +362,9 @@ static const prior_fragment *find_prior(const lfa_writer *w, uint64_t id) {
 
 /* [FA-LANCE-19] outside Overwrite, Restore and Clone, a kept fragment id is
  * the same fragment. (Only physical_rows is compared: row id sequences of the
- * previous commit are not kept.) */
+ * previous commit are not kept.) A Clone committed here, into the dataset
+ * it clones, is then written as any version: the cloned manifest, bases
+ * unchanged, nothing copied [FA-CLONE-6]. */
 static lfa_status check_kept_fragments(const lfa_writer *w, const lfa_table *t, const Lance__Table__Transaction *txn,
                                        lfa_error *err) {
   Lance__Table__Transaction__OperationCase op = txn->operation_case;
@@ -576,7 +578,7 @@ static lfa_status new_deletion(size_t *at, lfa_writer *w, const lfa_fragment *f,
   if (d.id == 0) {
     const prior_fragment *p = find_prior(w, f->id);
     bitmap = n > DELETION_ARROW_MAX || (p != NULL && p->deletion != SIZE_MAX && is_bin(&w->deletions[p->deletion].file));
-    d.read_version = version - 1;
+    d.read_version = version - 1; /* [FA-TXN-18] a set the commit computed on P */
     d.id = next_random(w); /* never 0: the generator's state never is */
   }
   d.file_type = bitmap ? LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP
@@ -936,9 +938,11 @@ static lfa_status draft_states(draft *d, lfa_writer *w, const lfa_table *t, lfa_
 }
 
 /* Version, counters, writer identity, and the feature words recomputed from
- * scratch as Lance does: 1 when a fragment has a deletion file, 2 with stable
- * row ids, 64 when a fragment has overlays, 256 exactly when a field is
- * tracked [FA-FLAG-1], in the reader word too [FA-FLAG-2] [FA-FLAG-3]. */
+ * scratch as Lance does, in both words [FA-LANCE-23]: 1 when a fragment has
+ * a deletion file, 2 with stable row ids, 64 when a fragment has overlays
+ * (16, base paths, only a shallow clone lists: clone_bases), and 65536
+ * exactly when a field is tracked [FA-FLAG-1], in the reader word too
+ * [FA-FLAG-2] [FA-FLAG-3]; never 256 [FA-FLAG-7]. */
 static void draft_header(draft *d, const lfa_table *t) {
   Lance__Table__Manifest *m = &d->m;
   m->version = t->version;
@@ -975,7 +979,7 @@ static lfa_status write_commit(draft *d, lfa_writer *w, const Lance__Table__Tran
   Lance__Table__Transaction filled = *txn;
   char uuid[37], txn_name[64], txn_rel[REL_PATH_CAP], rel[REL_PATH_CAP], version_name[32];
   next_uuid(w, uuid);
-  filled.read_version = d->m.version - 1;
+  filled.read_version = d->m.version - 1; /* [FA-TXN-18] P, after a rebase too */
   filled.uuid = uuid;
   snprintf(txn_name, sizeof txn_name, "%" PRIu64 "-%s.txn", filled.read_version, uuid);
   snprintf(txn_rel, sizeof txn_rel, "_transactions/%s", txn_name);
@@ -1073,6 +1077,8 @@ typedef struct clone_draft {
   Lance__Table__BasePath **base_list;
 } clone_draft;
 
+/* [FA-CLONE-5] a shallow clone's data file without a base names the source
+ * root's entry; one with a base keeps it; a deep clone's names none. */
 static void set_base(bool shallow, Lance__Table__DataFile *f, uint32_t id) {
   if (!shallow) f->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID__NOT_SET, f->base_id = 0;
   else if (f->_base_id_case != LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID)
@@ -1249,7 +1255,8 @@ static lfa_status localize_root(clone_draft *c, lfa_writer *w, size_t s, const l
 
 /* Shallow: base_paths gains {base_id, dataset root, the source path}, after
  * the source's own entries (kept under their ids, FA-CLONE-1), and feature
- * bit 16 (base paths). Deep: no base is referenced, none is listed. */
+ * bit 16 (base paths) in both words [FA-LANCE-23]. Deep: no base is
+ * referenced, none is listed. */
 static lfa_status clone_bases(clone_draft *c, lfa_error *err) {
   Lance__Table__Manifest *m = &c->d.m;
   const Lance__Table__Manifest *src = c->src->file.manifest;
