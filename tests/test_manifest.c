@@ -38,6 +38,7 @@ static void fixture_init(fixture *x) {
   x->st.field_id = 1, x->st.root = &x->root;
   x->states[0] = &x->st;
   x->m.field_assignment_states = x->states, x->m.n_field_assignment_states = 1;
+  x->m.reader_feature_flags = x->m.writer_feature_flags = (uint64_t)1 << 52; /* 03§1: the marker */
 }
 
 static lfa_buf encode(const Lance__Table__Manifest *m, const Lance__Table__Transaction *txn) {
