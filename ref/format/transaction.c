@@ -168,6 +168,8 @@ const char *lfa_transaction_operation_name(const Lance__Table__Transaction *txn)
                                       "DataOverlay"};
   unsigned k = (unsigned)txn->operation_case;
   if (k >= 100 && k - 100 < sizeof names / sizeof names[0]) return names[k - 100];
+  for (unsigned i = 0; i < txn->base.n_unknown_fields; i++) /* Lance 15.0.0's Transaction V2 arm, not read */
+    if (txn->base.unknown_fields[i].tag == 116) return "CompositeOperation";
   return "none";
 }
 

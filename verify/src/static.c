@@ -752,8 +752,11 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
     out->decoded = true;
     out->tracked = m->n_field_assignment_states > 0;
     broken |= check_manifest(c, out, m, parent != NULL && parent->clean ? out->same : NULL);
+    vf_check_unchecked(c, out, m, m == mf.manifest ? mf.index_section : NULL); /* [FA-VERIFY-8] */
   }
   if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, parent, err);
+  if (st == LFA_OK && out->loadable)
+    vf_check_unchecked_transaction(c, out, out->snap.file.manifest, out->snap.transaction);
   out->checking = NULL;
   lfa_field_index_free(&fields);
   lfa_pb_free(raw);
