@@ -709,8 +709,10 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
                                  lfa_manifest_file *mf, const vf_version *parent, lfa_error *err) {
   lfa_error e = {0};
   const lfa_snapshot *from = parent != NULL && parent->loadable ? &parent->snap : NULL;
+  uint64_t words = mf->manifest->reader_feature_flags | mf->manifest->writer_feature_flags;
   if (lfa_snapshot_open_after(&v->snap, c->fs, c->dir, entry, mf, c->cache, from, v->same, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    if (vf_spilled_row_ids(words, &e)) return LFA_OK; /* [FA-VERIFY-8] not checked, said as such */
     if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
         vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */
       e.rule = "FA-TXN-7";

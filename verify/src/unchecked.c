@@ -105,3 +105,13 @@ void vf_check_unchecked_transaction(const vf_ctx *c, const vf_version *v, const 
   not_checked(c, v, writer, "a Transaction V2 composite operation (transaction field 116)", "15.0.0",
               "its actions are not replayed, so the commit's transition rules are not applied");
 }
+
+bool vf_spilled_row_ids(uint64_t words, const lfa_error *e) {
+  /* Lance 14's spilled row lineage keeps a fragment's row ids in its data
+   * files: no inline or external sequence is then the layout, not a fault,
+   * and what the ids would have shown is not checked (the bit's own
+   * finding says so; the version is not loadable, so its commit is not
+   * checked either, FA-VERIFY-5). */
+  return (words & 2048) != 0 && e->status == LFA_ERR_RULE && e->rule != NULL && strcmp(e->rule, "FA-LANCE-7") == 0 &&
+         strstr(e->msg, "has no row id sequence") != NULL;
+}
