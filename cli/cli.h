@@ -3,7 +3,7 @@
 #ifndef LFA_CLI_H
 #define LFA_CLI_H
 
-enum { LFA_EXIT_OK = 0, LFA_EXIT_FINDINGS = 1, LFA_EXIT_UNUSABLE = 2 };
+enum { LFA_EXIT_OK = 0, LFA_EXIT_FINDINGS = 1, LFA_EXIT_UNUSABLE = 2, LFA_EXIT_NOT_CHECKED = 3 };
 
 int lfa_cli_dump(int argc, char **argv);
 int lfa_cli_eval(int argc, char **argv);

@@ -20,7 +20,7 @@
 
 static const char POLICY[] =
     "Feature bits (spec/03-flags.md). The commit sets field assignment's marker\n"
-    "(LFA_FLAG_FIELD_ASSIGNMENT) in both feature words and keeps every other bit\n"
+    "(bit 2^52) in both feature words and keeps every other bit\n"
     "of the head's words. The reader bit is what stops an older Lance from\n"
     "losing the state: Lance 8 checks writer bits only when appending, so with\n"
     "the writer bit alone it would delete, update, compact and alter the table\n"
@@ -183,7 +183,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
       /* the dataset and field as given: any bytes, shown escaped */
       printf("lfa %s: ", cmd), lfa_put_text(stdout, a->dataset), fputs(": committed version ", stdout);
       printf("%" PRIu64 " (field '", r.version), lfa_put_text(stdout, a->field);
-      printf("'; marker bit %u in %s; %u attempt%s)\n", (unsigned)LFA_FLAG_FIELD_ASSIGNMENT,
+      printf("'; marker bit 2^52 in %s; %u attempt%s)\n",
              r.reader_flags & LFA_FLAG_FIELD_ASSIGNMENT ? "both feature words" : "the writer word only", r.attempts,
              r.attempts == 1 ? "" : "s");
       status = LFA_EXIT_OK;

@@ -351,6 +351,19 @@ static void json_rows(json_writer *w, const lfa_snapshot *s) {
   json_close_numbers(w);
 }
 
+/* The manifest's top-level fields lfa does not read (a newer Lance's, or
+ * a field 22 or 1022 that is not field assignment's: FA-FLAG-7), once each. */
+static size_t unread_fields(uint32_t *out, size_t cap, const Lance__Table__Manifest *m) {
+  size_t n = 0;
+  for (unsigned i = 0; i < m->base.n_unknown_fields; i++) {
+    uint32_t f = m->base.unknown_fields[i].tag;
+    bool seen = false;
+    for (size_t k = 0; k < n; k++) seen |= out[k] == f;
+    if (!seen && n < cap) out[n++] = f;
+  }
+  return n;
+}
+
 static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   fprintf(out, "version %" PRIu64 ": %s\n", s->version,
@@ -362,6 +375,12 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   print_flags(out, m->writer_feature_flags, tracked);
   fputc('\n', out);
   text_fields_and_bits(out, m, tracked);
+  lfa_layout layout = lfa_manifest_layout(m);
+  if (layout == LFA_LAYOUT_PREVIOUS || layout == LFA_LAYOUT_DRAFT) fprintf(out, "  state read as %s\n", lfa_layout_name(layout));
+  uint32_t unread[16];
+  size_t n_unread = unread_fields(unread, 16, m);
+  for (size_t i = 0; i < n_unread; i++) fprintf(out, "%s%u", i ? ", " : "  manifest fields lfa does not read: ", (unsigned)unread[i]);
+  if (n_unread) fputc('\n', out);
   fprintf(out, "  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
     fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
@@ -431,6 +450,11 @@ static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   json_u64(w, "reader_feature_flags", m->reader_feature_flags);
   json_u64(w, "writer_feature_flags", m->writer_feature_flags);
   json_fields_and_bits(w, m, m->n_field_assignment_states > 0);
+  uint32_t unread[16];
+  size_t n_unread = unread_fields(unread, 16, m);
+  json_open_numbers(w, "unread_fields");
+  for (size_t i = 0; i < n_unread; i++) json_number(w, unread[i]);
+  json_close_numbers(w);
   json_open_array(w, "fields");
   for (size_t i = 0; i < m->n_fields; i++) {
     json_open_object(w, NULL);

@@ -24,7 +24,7 @@ static const char HELP[] =
     "\n"
     "Each version on its own: the manifest (schema ids, fragment ids and\n"
     "max_fragment_id, one data file per field id per fragment, descriptors\n"
-    "unique, sorted and naming schema fields, feature bit 65536 in both words,\n"
+    "unique, sorted and naming schema fields, feature bit 2^52 in both words,\n"
     "bit 256 as released Lance reads it),\n"
     "its transaction, deletion files and row ids, then every tracked field's\n"
     "root and bitmaps (sizes, encoding, bounds, entries matching the\n"
@@ -66,21 +66,21 @@ static const char HELP[] =
     "                manifest and the same names in _versions/ up to it, by\n"
     "                64-bit FNV-1a digests; else an error finding (FA-VERIFY-7).\n"
     "                Without the file, every version is checked. STATEFILE is\n"
-    "                (re)written only when the run has no error finding, so a\n"
-    "                failed version is checked again next time. Not with --from.\n"
+    "                written only after a run without error. Not with --from.\n"
     LFA_CLI_STORE_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
-    "                again, so a commit costs in proportion to what it\n"
-    "                touched; the checks against each version still run.\n"
-    "                Both modes report the same findings.\n"
+    "                again: a commit costs what it touched. Both modes report\n"
+    "                the same findings.\n"
     "\n"
     "DATASET may be s3://BUCKET/PREFIX (README.md, \"Datasets on S3\").\n"
     "\n"
     "Exit status: 0 no error finding; 1 error findings; 2 the dataset cannot\n"
     "be read at all (no _versions/, mixed version names, no version in the\n"
-    "range) or bad usage, with one line on stderr.\n";
+    "range) or bad usage, with one line on stderr; 3 no error, but a newer\n"
+    "Lance's feature that metadata cannot check (FA-VERIFY-8 \"not checked\"\n"
+    "findings name each and its release; the rest is checked).\n";
 
 typedef struct verify_args {
   const char *dataset;
@@ -174,7 +174,9 @@ int lfa_cli_verify(int argc, char **argv) {
   } else if (a.junit == NULL || write_junit(a.junit, &r, a.dataset)) {
     if (a.json) lfa_verify_print_json(lfa_cli_store_json(&store), &r, a.dataset);
     else lfa_verify_print_text(stdout, &r, a.dataset);
-    status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
+    status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS
+             : lfa_findings_find(&r.findings, "FA-VERIFY-8", LFA_SEVERITY_INFO) ? LFA_EXIT_NOT_CHECKED /* [FA-VERIFY-8] */
+                                                                     : LFA_EXIT_OK;
   }
   if (a.state_file != NULL && status == LFA_EXIT_OK && r.has_state && !write_state(a.state_file, &r.state))
     status = LFA_EXIT_UNUSABLE;

@@ -5,7 +5,7 @@
 //   node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR
 //
 // Lance writes a one-row table; for each probed bit (64, 128, 256, 512, 1024,
-// and 65536, field assignment's)
+// 65536, field assignment's previous marker, and 2^52, its marker)
 // and each placement (both words, writer word only, reader word only), the
 // table's newest manifest gets the bit (interop/tools/set_flags) and the
 // release is asked, through a fresh connection, to open the table, count
@@ -83,7 +83,8 @@ if (!fs.existsSync(path.join(base, "t.lance", manifest))) throw new Error(`no ${
 
 const spec = specColumn();
 let disagreements = 0;
-for (const bit of [64, 128, 256, 512, 1024, 65536]) {
+const BITS = [64, 128, 256, 512, 1024, 65536, 2 ** 52]; // 2^52 is exact as a double
+for (const bit of BITS) {
   const row = spec.get(bit) || (bit > 512 && spec.get(512)?.andAbove ? spec.get(512) : null);
   if (!row) throw new Error(`02§7 (spec/02-lance-base.md) has no row for bit ${bit}`);
   const want = EXPECT[row.cell];
@@ -100,5 +101,5 @@ for (const bit of [64, 128, 256, 512, 1024, 65536]) {
   console.log(`${args.release} (Lance ${lanceOf}) bit ${bit}: both words ${got[0]}, writer word ${got[1]}, ` +
     `reader word ${got[2]}; spec: ${row.cell}: ${same ? "agrees" : `DISAGREES (expected ${want.join(", ")})`}`);
 }
-console.log(`${args.release} (Lance ${lanceOf}) feature bits: 6 probed, ${disagreements} disagreements with 02§7 (spec/02-lance-base.md)`);
+console.log(`${args.release} (Lance ${lanceOf}) feature bits: ${BITS.length} probed, ${disagreements} disagreements with 02§7 (spec/02-lance-base.md)`);
 process.exit(disagreements ? 1 : 0);

@@ -48,7 +48,7 @@ assert [v["operation"] for v in d["versions"]] == ["Overwrite", "Merge", "Update
 assert V[1]["tracked"] == [] and V[1]["writer_feature_flags"] == 0
 assert V[2]["tracked"][0]["root_size_bytes"] == 0 and state(2, 2) == []
 assert state(3, 2) == [(0, "partial", 3), (1, "partial", 1)]
-assert frags(4) == [(0, 10, 2), (1, 10, 0)] and V[4]["reader_feature_flags"] == 65537
+assert frags(4) == [(0, 10, 2), (1, 10, 0)] and V[4]["reader_feature_flags"] == (1 << 52) + 1
 assert V[4]["tracked"][0]["root"] == V[3]["tracked"][0]["root"]
 assert state(5, 2) == [(0, "partial", 3), (1, "partial", 1), (2, "all", 4)]
 assert frags(5)[2] == (2, 4, 0) and V[5]["fragments"][0]["live_rows"] == 8

@@ -298,7 +298,7 @@ man += [[1, 2, msg((2, "meta"), (3, 3), (4, -1), (5, "struct"), (6, 1))],
         [1, 2, msg((1, 2), (2, "Source"), (3, 4), (4, 3), (5, "int32"), (6, 1))],
         [1, 2, msg((1, 2), (2, "Dup"), (3, 5), (4, 3), (5, "int32"), (6, 1))],
         [1, 2, msg((1, 2), (2, "DUP"), (3, 6), (4, 3), (5, "int32"), (6, 1))],
-        [22, 2, msg((1, 4), (2, msg((1, "_field_assignments/roots/4/empty.root"))))]]'
+        [1022, 2, msg((1, 4), (2, msg((1, "_field_assignments/roots/4/empty.root"))))]]'
 check "FA-EXPR-3: a nested path, case-insensitive per segment" ej '
 assert d["field"] == {"id": 4, "name": "Source", "path": "meta.Source"} and d["totals"]["assigned"] == 0
 assert d["totals"]["live_rows"] == 22

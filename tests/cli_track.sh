@@ -47,8 +47,8 @@ cp -r ../shared/lance-test-data/0.36.0/btree_in_index_pkg.lance "$tmp/w"
 chmod -R u+w "$tmp/w"
 check "track --writer-bit-only on a Lance table" sh -c "'$lfa' track '$tmp/w' --field x --initial assigned --writer-bit-only | grep -q 'version 3 .*in the writer word only'"
 check "a later invalidate keeps the writer bit alone" sh -c "'$lfa' invalidate '$tmp/w' --field x --rows 0 | grep -q 'version 4 .*in the writer word only' &&
-  '$lfa' dump '$tmp/w' --version 4 | grep -q 'reader flags 0, writer flags 65536 (field_assignment)'"
+  '$lfa' dump '$tmp/w' --version 4 | grep -q 'reader flags 0, writer flags 4503599627370496 (field_assignment)'"
 check "--reader-bit sets both words after all" sh -c "'$lfa' invalidate '$tmp/w' --field x --rows 1 --reader-bit | grep -q 'version 5 .*in both feature words' &&
-  '$lfa' dump '$tmp/w' --version 5 | grep -q 'reader flags 65536 (field_assignment), writer flags 65536 (field_assignment)'"
+  '$lfa' dump '$tmp/w' --version 5 | grep -q 'reader flags 4503599627370496 (field_assignment), writer flags 4503599627370496 (field_assignment)'"
 check "--writer-bit-only and --reader-bit contradict" refused "contradict" invalidate "$tmp/w" --field x --rows 2 --writer-bit-only --reader-bit
 finish

@@ -47,6 +47,9 @@ if [ ! -f "$out/expected.json" ] || [ interop/generate.mjs -nt "$out/expected.js
 fi
 echo "== checking lfa against $release"
 python3 interop/check_lane.py "$lfa" "$out" || status=1
+# [FA-VERIFY-8] [FA-FLAG-7] newer Lance's tables and foreign fields 22, 1022
+# and 1005, built from this release's bytes (no release from 13 on installs)
+if [ "$release" = lance12 ]; then python3 tests/newer_lance.py "$lfa" "$out/db" || status=1; fi
 echo "== lfa commits onto $release's tables, read back by $release"
 node interop/onto_lane.mjs --release "$release" --gen "$out" --lfa "$lfa" --work "$out/onto" || status=1
 echo "== lfa and $release committing to one table at once (FA-CONC-11)"

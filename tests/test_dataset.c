@@ -92,8 +92,8 @@ static void test_sample_history_as_written(void **state) {
   /* v2: tracked, nothing assigned, a 0-byte root */
   assert_int_equal(l.snap[1].n_tracked, 1);
   assert_int_equal(l.snap[1].tracked[0].root_file->size_bytes, 0);
-  assert_int_equal(l.snap[1].file.manifest->writer_feature_flags, 65536); /* FA-FLAG-1 */
-  assert_int_equal(l.snap[1].file.manifest->reader_feature_flags, 65536); /* FA-FLAG-2 */
+  assert_int_equal(l.snap[1].file.manifest->writer_feature_flags, (uint64_t)1 << 52); /* FA-FLAG-1 */
+  assert_int_equal(l.snap[1].file.manifest->reader_feature_flags, (uint64_t)1 << 52); /* FA-FLAG-2 */
   live_assigned(got, sizeof got, &l.snap[1], 2);
   assert_string_equal(got, "");
   /* v3: rows written by the update */
@@ -103,7 +103,7 @@ static void test_sample_history_as_written(void **state) {
   live_assigned(got, sizeof got, &l.snap[3], 2);
   assert_string_equal(got, "0:1 0:5 1:3 ");
   assert_string_equal(l.snap[3].tracked[0].root_file->path, l.snap[2].tracked[0].root_file->path);
-  assert_int_equal(l.snap[3].file.manifest->reader_feature_flags, 65537);
+  assert_int_equal(l.snap[3].file.manifest->reader_feature_flags, ((uint64_t)1 << 52) + 1);
   /* v5: fragment 2 appended with embedding: all four rows */
   live_assigned(got, sizeof got, &l.snap[4], 2);
   assert_string_equal(got, "0:1 0:5 1:3 2:0 2:1 2:2 2:3 ");

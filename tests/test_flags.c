@@ -1,4 +1,4 @@
-/* test_flags.c: feature bit 65536, the upstream draft's bit 256, and the
+/* test_flags.c: feature bit 2^52, the upstream draft's bit 256, and the
  * writer's refusal of bits it does not
  * know (spec 03-flags.md). The reference writer meets a foreign writer word
  * in a table read from disk (lfa_table_from_snapshot keeps the manifest's
@@ -41,7 +41,7 @@ static void setup(lfa_history *h, const char *dir) {
  * nothing (README of the example). The reference committer reads it as the
  * draft's layout: an append on top commits, and the state follows
  * FA-APPEND-1 (the new fragment stores field 2, so it is all assigned); the
- * new version's words are the writer's to compute (bit 65536, FA-FLAG-7). */
+ * new version's words are the writer's to compute (bit 2^52, FA-FLAG-7). */
 static void test_div_draft_bit_256_read_as_that_layout(void **state) {
   (void)state;
   lfa_table r, n;
@@ -67,8 +67,8 @@ static void test_div_draft_bit_256_read_as_that_layout(void **state) {
   assert_int_equal(n.writer_feature_flags, 0);      /* the writer computes N's words */
   lfa_table_free(&n);
   lfa_change_free(&c);
-  /* FA-FLAG-4: Lance's bits 1 to 64 and bit 65536 are known */
-  r.writer_feature_flags = 0x7F | 65536u;
+  /* FA-FLAG-4: Lance's bits 1 to 64 and bit 2^52 are known */
+  r.writer_feature_flags = 0x7F | ((uint64_t)1 << 52);
   assert_ok(lfa_check_writer_flags(&r, &err), &err);
   /* Lance 12's 128 (covered index metadata) was never taught [FA-FLAG-5] */
   r.writer_feature_flags = 128u;
@@ -106,9 +106,9 @@ static void test_FA_FLAG_5_every_mutation_path_refuses_an_unknown_writer_bit(voi
   setup(&h, s.ds);
   rewrite_manifest(s.ds, 2, add_bit_512, NULL);
   read_table(&disk, s.ds, 2);
-  /* the writer wrote 65536 alone (emb tracked; no deletion file, no stable
+  /* the writer wrote 2^52 alone (emb tracked; no deletion file, no stable
    * row ids, no overlay), and the rewrite added 512 */
-  assert_int_equal(disk.writer_feature_flags, 65536u | 512u);
+  assert_int_equal(disk.writer_feature_flags, ((uint64_t)1 << 52) | 512u);
   lfa_table r;
   lfa_error err = {0};
   assert_ok(lfa_table_copy(&r, lfa_history_version(&h, 2), &err), &err); /* keys are not on disk */
@@ -147,7 +147,7 @@ static void test_FA_FLAG_5_every_mutation_path_refuses_an_unknown_writer_bit(voi
     lfa_status st = lfa_mutate(&c, &r, &q[k], &err);
     if (st != LFA_ERR_RULE) fail_msg("%s: %s, expected a refusal (%s)", lfa_op_name(q[k].op), lfa_status_name(st), err.msg);
     assert_rule(&err, "FA-FLAG-5");
-    r.writer_feature_flags = 65536u; /* control: known bits only */
+    r.writer_feature_flags = ((uint64_t)1 << 52); /* control: known bits only */
     assert_ok(lfa_mutate(&c, &r, &q[k], &err), &err);
     st = lfa_commit(&out, q[k].op == LFA_OP_CLONE ? NULL : &r, &c, restored, &err);
     if (st != LFA_OK) fail_msg("%s: %s", lfa_op_name(q[k].op), err.msg);
@@ -175,7 +175,7 @@ static void test_FA_FLAG_5_checked_again_after_a_rebase(void **state) {
   lfa_request ap = {.op = LFA_OP_APPEND, .rows = KEYS(7), .fields = NAMES("id", "emb")};
   lfa_request inv = {.op = LFA_OP_UPDATE, .rows = KEYS(1), .invalidate = NAMES("emb")};
   apply_head(&h, &ap); /* v3 */
-  h.versions[2].writer_feature_flags = 65536u | 512u; /* v3 as a newer writer left it */
+  h.versions[2].writer_feature_flags = ((uint64_t)1 << 52) | 512u; /* v3 as a newer writer left it */
   assert_status(lfa_history_apply(&h, &inv, 2, &err), LFA_ERR_RULE, &err);
   assert_rule(&err, "FA-FLAG-5");
   assert_int_equal(h.count, 3);
@@ -187,7 +187,7 @@ static void test_FA_FLAG_5_checked_again_after_a_rebase(void **state) {
   assert_rule(&err, "FA-FLAG-5");
   /* control: with known bits on the head the same change commits (v4),
    * its invalidation moved onto v3: key 1 loses emb, key 4 keeps it */
-  h.versions[2].writer_feature_flags = 65536u;
+  h.versions[2].writer_feature_flags = ((uint64_t)1 << 52);
   apply_at(&h, &inv, 2);
   const lfa_table *v4 = lfa_history_head(&h);
   const lfa_field_state *emb = lfa_table_tracked(v4, 1);
@@ -217,8 +217,8 @@ static void flags_of(uint64_t *reader, uint64_t *writer, const char *dir, uint64
   lfa_snapshot_free(&snap);
 }
 
-/* v1: nothing tracked (emb created untracked): bit 65536 in neither word.
- * v2: emb tracked: 65536 in both [FA-FLAG-1] [FA-FLAG-2]. v3: extra tracked
+/* v1: nothing tracked (emb created untracked): bit 2^52 in neither word.
+ * v2: emb tracked: 2^52 in both [FA-FLAG-1] [FA-FLAG-2]. v3: extra tracked
  * too: still both. v4: emb dropped, extra still tracked: still both. v5:
  * extra dropped, no descriptor left: both cleared [FA-FLAG-1] [FA-FLAG-3].
  * No deletion file, no stable row ids, no overlay: no other bit is set. */
@@ -240,7 +240,7 @@ static void test_div_reader_bit_set_with_writer_bit(void **state) {
   lfa_request d1 = {.op = LFA_OP_DROP, .fields = NAMES("emb")};
   lfa_request d2 = {.op = LFA_OP_DROP, .fields = NAMES("extra")};
   const lfa_request *steps[] = {&c, &t1, &t2, &d1, &d2};
-  const uint64_t want[] = {0, 65536, 65536, 65536, 0};
+  const uint64_t want[] = {0, (uint64_t)1 << 52, (uint64_t)1 << 52, (uint64_t)1 << 52, 0};
   for (size_t k = 0; k < 5; k++) {
     uint64_t reader, writer;
     apply_head(&h, steps[k]);

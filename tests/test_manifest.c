@@ -1,6 +1,7 @@
 /* test_manifest.c: manifest files, version naming, descriptor rules
- * (ref/format/manifest_file.c, versions.c). Requirement ids: FA-LANCE-1,
- * FA-LANCE-2, FA-STORE-1, FA-STORE-3, FA-STORE-4, FA-LIMIT-1. */
+ * (ref/format/manifest_file.c, versions.c), and which layout a manifest's
+ * state is read by (01§1, 03§1). Requirement ids: FA-LANCE-1, FA-LANCE-2,
+ * FA-STORE-1, FA-STORE-3, FA-STORE-4, FA-LIMIT-1, FA-FLAG-1, FA-FLAG-7. */
 #include "testutil.h"
 
 #include <time.h>
@@ -38,6 +39,7 @@ static void fixture_init(fixture *x) {
   x->st.field_id = 1, x->st.root = &x->root;
   x->states[0] = &x->st;
   x->m.field_assignment_states = x->states, x->m.n_field_assignment_states = 1;
+  x->m.reader_feature_flags = x->m.writer_feature_flags = (uint64_t)1 << 52; /* 03§1: the marker */
 }
 
 static lfa_buf encode(const Lance__Table__Manifest *m, const Lance__Table__Transaction *txn) {
@@ -421,6 +423,148 @@ static void test_FA_LANCE_1_index_section_round_trip_real_lance(void **state) {
   lfa_buf_free(&y);
 }
 
+/* ---- FA-FLAG-7: which layout reads the state ----------------------------------------------- */
+
+/* Records built by hand: tag varints are (number << 3 | wire type).
+ * A descriptor {field_id 1, root {path "r"}}: 08 01 12 03 0a 01 'r'. */
+#define DESC 0x07, 0x08, 0x01, 0x12, 0x03, 0x0a, 0x01, 'r'
+static const uint8_t DESC_22[] = {0xb2, 0x01, DESC};   /* 22 << 3 | 2 = 178 */
+static const uint8_t DESC_1022[] = {0xf2, 0x3f, DESC}; /* 1022 << 3 | 2 = 8178 */
+static const uint8_t VARINT_22[] = {0xb0, 0x01, 0x07}; /* field 22 = 7 */
+static const uint8_t VARINT_1022[] = {0xf0, 0x3f, 0x07};
+#define BIT52 ((uint64_t)1 << 52)
+
+typedef struct layout_case {
+  uint64_t reader, writer;
+  const char *library, *version;
+} layout_case;
+
+/* The fixture's manifest (fields 0 and 1, no descriptor) with these words
+ * and writer, packed, then the extra records. */
+static lfa_buf body_with(const layout_case *k, const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+  fixture x;
+  fixture_init(&x);
+  x.m.n_field_assignment_states = 0, x.m.field_assignment_states = NULL;
+  x.m.reader_feature_flags = k->reader, x.m.writer_feature_flags = k->writer;
+  Lance__Table__Manifest__WriterVersion wv = LANCE__TABLE__MANIFEST__WRITER_VERSION__INIT;
+  wv.library = (char *)k->library, wv.version = (char *)k->version;
+  x.m.writer_version = &wv;
+  lfa_buf out = {0};
+  lfa_error err = {0};
+  assert_ok(lfa_pb_pack(&out, &x.m.base, &err), &err);
+  assert_ok(lfa_buf_append(&out, a, na, &err), &err);
+  if (nb) assert_ok(lfa_buf_append(&out, b, nb, &err), &err);
+  return out;
+}
+
+static unsigned unknown_of(const Lance__Table__Manifest *m, uint32_t field) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < m->base.n_unknown_fields; i++) n += m->base.unknown_fields[i].tag == field;
+  return n;
+}
+
+/* Decodes; expects n descriptors (field 1 when 1), `unknown` records kept
+ * under field 22 and under 1022, and the layout. */
+static void expect_layout(const layout_case *k, const uint8_t *a, size_t na, const uint8_t *b, size_t nb, size_t n,
+                          unsigned u22, unsigned u1022, lfa_layout layout) {
+  lfa_buf body = body_with(k, a, na, b, nb);
+  Lance__Table__Manifest *m = NULL;
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_unpack_body(&m, body.data, body.len, &err), &err);
+  assert_int_equal(m->n_field_assignment_states, n);
+  if (n == 1) assert_int_equal(m->field_assignment_states[0]->field_id, 1);
+  assert_int_equal(unknown_of(m, 22), u22);
+  assert_int_equal(unknown_of(m, 1022), u1022);
+  assert_int_equal(lfa_manifest_layout(m), layout);
+  lfa_pb_free(m);
+  lfa_buf_free(&body);
+}
+
+static void test_FA_FLAG_7_layout_by_marker_and_writer(void **state) {
+  (void)state;
+  const layout_case lfa_prev = {65536, 65536, "lfa", "0.1.0"}, lance13 = {65536, 65536, "lance", "13.0.0"},
+                    tree = {65536 | 4096, 65536 | 4096, "lance", "12.0.0"}, draft = {0, 256, "lance", "2.0.0"},
+                    plain12 = {0, 0, "lance", "12.0.0"}, marked = {BIT52, BIT52, "lfa", "0.1.0"},
+                    marked13 = {BIT52, BIT52, "lance", "15.0.0"}, other_lib = {65536, 65536, "lancedb", "13.0.0"};
+  /* lfa's previous layout: bit 65536, a writer before Lance 13 */
+  expect_layout(&lfa_prev, DESC_22, sizeof DESC_22, NULL, 0, 1, 0, 0, LFA_LAYOUT_PREVIOUS);
+  /* Lance 13 or a fragment-tree bit: field 22 is the writer's, kept, not state */
+  expect_layout(&lance13, DESC_22, sizeof DESC_22, NULL, 0, 0, 1, 0, LFA_LAYOUT_NONE);
+  expect_layout(&tree, DESC_22, sizeof DESC_22, NULL, 0, 0, 1, 0, LFA_LAYOUT_NONE);
+  /* only library "lance" is Lance */
+  expect_layout(&other_lib, DESC_22, sizeof DESC_22, NULL, 0, 1, 0, 0, LFA_LAYOUT_PREVIOUS);
+  /* the upstream draft: writer bit 256 */
+  expect_layout(&draft, DESC_22, sizeof DESC_22, NULL, 0, 1, 0, 0, LFA_LAYOUT_DRAFT);
+  /* a Lance 12 manifest whose fields 22 and 1022 hold something else: no error, no state */
+  expect_layout(&plain12, VARINT_22, sizeof VARINT_22, VARINT_1022, sizeof VARINT_1022, 0, 1, 1, LFA_LAYOUT_NONE);
+  expect_layout(&plain12, DESC_22, sizeof DESC_22, DESC_1022, sizeof DESC_1022, 0, 1, 1, LFA_LAYOUT_NONE);
+  /* bit 2^52: field 1022 is the state, field 22 someone else's, whatever the writer */
+  expect_layout(&marked, DESC_1022, sizeof DESC_1022, VARINT_22, sizeof VARINT_22, 1, 1, 0, LFA_LAYOUT_CURRENT);
+  expect_layout(&marked13, DESC_1022, sizeof DESC_1022, DESC_22, sizeof DESC_22, 1, 1, 0, LFA_LAYOUT_CURRENT);
+  /* bit 2^52 and a field 1022 that is no descriptor: corrupt */
+  lfa_buf body = body_with(&marked, VARINT_1022, sizeof VARINT_1022, NULL, 0);
+  Lance__Table__Manifest *m = NULL;
+  lfa_error err = {0};
+  assert_int_equal(lfa_manifest_unpack_body(&m, body.data, body.len, &err), LFA_ERR_PROTO);
+  assert_null(m);
+  lfa_buf_free(&body);
+}
+
+/* An earlier layout's manifest writes back in its own fields: the
+ * encoded file holds the descriptor record under field 22, byte for byte. */
+static void test_FA_FLAG_7_earlier_layout_encodes_as_read(void **state) {
+  (void)state;
+  const layout_case k = {65536, 65536, "lfa", "0.1.0"};
+  lfa_buf body = body_with(&k, DESC_22, sizeof DESC_22, NULL, 0), file = {0};
+  Lance__Table__Manifest *m = NULL;
+  lfa_error err = {0};
+  assert_ok(lfa_manifest_unpack_body(&m, body.data, body.len, &err), &err);
+  assert_ok(lfa_manifest_file_encode(&file, m, NULL, &err), &err);
+  bool found22 = false, found1022 = false;
+  for (size_t i = 0; i + sizeof DESC_22 <= file.len; i++) {
+    found22 |= memcmp(file.data + i, DESC_22, sizeof DESC_22) == 0;
+    found1022 |= memcmp(file.data + i, DESC_1022, sizeof DESC_1022) == 0;
+  }
+  assert_true(found22);
+  assert_false(found1022);
+  lfa_pb_free(m);
+  lfa_buf_free(&body);
+  lfa_buf_free(&file);
+}
+
+/* The transaction beside a manifest: field 1005 that is no sidecar is
+ * another writer's without bit 2^52 and corrupt with it; field 5 is the
+ * sidecar beside an earlier layout's manifest only. A sidecar with one
+ * Initialization {field 1, ASSIGNED}: 0a 04 08 01 10 01. */
+static void test_FA_FLAG_7_transaction_beside_its_manifest(void **state) {
+  (void)state;
+  static const uint8_t VARINT_1005[] = {0x08, 0x01, 0xe8, 0x3e, 0x07};                         /* 1005 << 3 = 8040 */
+  static const uint8_t SIDECAR_5[] = {0x08, 0x01, 0x2a, 0x06, 0x0a, 0x04, 0x08, 0x01, 0x10, 0x01}; /* 5 << 3 | 2 */
+  Lance__Table__Manifest plain = LANCE__TABLE__MANIFEST__INIT, marked = LANCE__TABLE__MANIFEST__INIT,
+                         prev = LANCE__TABLE__MANIFEST__INIT, lance13 = LANCE__TABLE__MANIFEST__INIT;
+  Lance__Table__Manifest__WriterVersion v13 = LANCE__TABLE__MANIFEST__WRITER_VERSION__INIT;
+  v13.library = "lance", v13.version = "13.0.0";
+  marked.writer_feature_flags = BIT52;
+  prev.writer_feature_flags = prev.reader_feature_flags = 65536;
+  lance13.writer_feature_flags = 65536, lance13.writer_version = &v13;
+  Lance__Table__Transaction *t = NULL;
+  lfa_error err = {0};
+  assert_ok(lfa_transaction_decode_beside(&t, VARINT_1005, sizeof VARINT_1005, &plain, &err), &err);
+  assert_null(t->field_assignment_transaction);
+  assert_int_equal(t->base.n_unknown_fields, 1);
+  lfa_transaction_free(t);
+  assert_int_equal(lfa_transaction_decode_beside(&t, VARINT_1005, sizeof VARINT_1005, &marked, &err), LFA_ERR_PROTO);
+  assert_null(t);
+  assert_ok(lfa_transaction_decode_beside(&t, SIDECAR_5, sizeof SIDECAR_5, &prev, &err), &err);
+  assert_non_null(t->field_assignment_transaction);
+  assert_int_equal(t->field_assignment_transaction->n_initializations, 1);
+  assert_int_equal(t->base.n_unknown_fields, 0);
+  lfa_transaction_free(t);
+  assert_ok(lfa_transaction_decode_beside(&t, SIDECAR_5, sizeof SIDECAR_5, &lance13, &err), &err);
+  assert_null(t->field_assignment_transaction); /* Lance 13's field 5 would be its own */
+  lfa_transaction_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_1_round_trip_with_inline_transaction),
@@ -435,6 +579,9 @@ int main(void) {
       cmocka_unit_test(test_all_lance_test_data_decodes),
       cmocka_unit_test(test_real_lance_8_and_12_objects),
       cmocka_unit_test(test_FA_LANCE_1_index_section_round_trip_real_lance),
+      cmocka_unit_test(test_FA_FLAG_7_layout_by_marker_and_writer),
+      cmocka_unit_test(test_FA_FLAG_7_earlier_layout_encodes_as_read),
+      cmocka_unit_test(test_FA_FLAG_7_transaction_beside_its_manifest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

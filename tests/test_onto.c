@@ -187,11 +187,11 @@ static void refused(const scratch *s, const lfa_onto_request *q, lfa_status want
   assert_int_equal(count_files(s->dir), before);
 }
 
-/* Rewrites the head manifest (version 2) with writer bit `bit` added and,
- * when `index` is not NULL, that index section and a field lfa does not
- * know (127, varint 42). */
-static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t clear,
-                            const Lance__Table__IndexSection *index) {
+/* Rewrites version v's manifest with writer bit `bit` added (`clear`
+ * cleared from both words), `index` as its index section (NULL: none) and
+ * `extra` as its only unknown field (NULL: its own). */
+static void rewrite_with(const scratch *s, uint64_t v, uint64_t bit, uint64_t clear,
+                         const Lance__Table__IndexSection *index, ProtobufCMessageUnknownField *extra) {
   char path[160];
   version_path(path, s->dir, v);
   lfa_buf b = {0}, out = {0};
@@ -201,10 +201,9 @@ static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t
   assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
   mf.manifest->writer_feature_flags = (mf.manifest->writer_feature_flags & ~clear) | bit;
   mf.manifest->reader_feature_flags &= ~clear;
-  ProtobufCMessageUnknownField future = {127, PROTOBUF_C_WIRE_TYPE_VARINT, 1, (uint8_t[]){42}};
   ProtobufCMessageUnknownField *kept = mf.manifest->base.unknown_fields;
   unsigned n_kept = mf.manifest->base.n_unknown_fields;
-  if (index != NULL) mf.manifest->base.unknown_fields = &future, mf.manifest->base.n_unknown_fields = 1;
+  if (extra != NULL) mf.manifest->base.unknown_fields = extra, mf.manifest->base.n_unknown_fields = 1;
   assert_ok(lfa_manifest_file_encode_sections(&out, mf.manifest, index, mf.transaction, &err), &err);
   mf.manifest->base.unknown_fields = kept, mf.manifest->base.n_unknown_fields = n_kept;
   assert_int_equal(unlink(path), 0);
@@ -214,11 +213,25 @@ static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t
   lfa_buf_free(&out);
 }
 
+/* The same, and with `index` a field lfa does not know (127, varint 42). */
+static void rewrite_version(const scratch *s, uint64_t v, uint64_t bit, uint64_t clear,
+                            const Lance__Table__IndexSection *index) {
+  ProtobufCMessageUnknownField future = {127, PROTOBUF_C_WIRE_TYPE_VARINT, 1, (uint8_t[]){42}};
+  rewrite_with(s, v, bit, clear, index, index != NULL ? &future : NULL);
+}
+
 static void rewrite_head(const scratch *s, uint64_t bit, const Lance__Table__IndexSection *index) {
   rewrite_version(s, 2, bit, 0, index);
 }
 
 static void add_writer_bit(const scratch *s, uint64_t bit) { rewrite_head(s, bit, NULL); }
+
+/* The head's manifest gains a field `field` of another writer: a message
+ * {1: "x"}, which is no descriptor list (01§1). */
+static void add_foreign_field(const scratch *s, uint32_t field) {
+  ProtobufCMessageUnknownField foreign = {field, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, 4, (uint8_t[]){3, 0x0a, 1, 'x'}};
+  rewrite_with(s, 2, 0, 0, NULL, &foreign);
+}
 
 /* [FA-FLAG-7] A head in the upstream draft's layout (descriptors, writer
  * bit 256, no marker): the commit writes the marker and drops bit 256 from
@@ -307,6 +320,10 @@ static void test_refusals_write_nothing(void **state) {
   make(&s);
   add_writer_bit(&s, LFA_FLAG_FIELD_ASSIGNMENT); /* the marker without descriptors: someone else's bit */
   refused(&s, &t, LFA_ERR_RULE, "FA-LANCE-21");
+  unmake(&s);
+  make(&s);
+  add_foreign_field(&s, 1022); /* [FA-FLAG-7] another writer's field 1022, no bit 2^52 */
+  refused(&s, &t, LFA_ERR_RULE, "FA-FLAG-7");
   unmake(&s);
 }
 

@@ -290,7 +290,7 @@ static void test_FA_META_2_control_new_base(void **state) {
 /* ---- FA-TXN-7 in a `.txn` file ------------------------------------------------------------ */
 
 /* Version 3 (an invalidation) keeps its transaction in its `.txn` file
- * only; the file's field 5 is cut short by one byte when `sidecar`, else
+ * only; the file's field 1005 is cut short by one byte when `sidecar`, else
  * its uuid (field 2) is, so that a field other than the sidecar breaks. */
 static void break_txn_file(const place *p, bool sidecar) {
   lfa_history h;
@@ -306,11 +306,12 @@ static void break_txn_file(const place *p, bool sidecar) {
   lfa_pb_free(t->field_assignment_transaction);
   t->field_assignment_transaction = NULL;
   assert_ok(lfa_transaction_encode(&rest, t, &err), &err);
-  /* field 5, length-delimited: tag 0x2a, a one-byte length, the bytes
-   * (less the last one: a length inside the sidecar then runs past its end) */
+  /* field 1005, length-delimited: tag 1005 << 3 | 2 = 8042 (varint 0xea
+   * 0x3e), a one-byte length, the bytes (less the last one: a length
+   * inside the sidecar then runs past its end) */
   size_t n = side.len - (sidecar ? 1 : 0);
   assert_true(n < 0x80);
-  uint8_t head[] = {0x2a, (uint8_t)n};
+  uint8_t head[] = {0xea, 0x3e, (uint8_t)n};
   assert_ok(lfa_buf_append(&rest, head, sizeof head, &err), &err);
   assert_ok(lfa_buf_append(&rest, side.data, n, &err), &err);
   if (!sidecar) { /* a valid sidecar, then field 2 (uuid) whose length runs past the end */

@@ -693,12 +693,12 @@ static void test_FA_STORE_2_descriptors_sorted(void **state) {
 
 /* ---- feature flags ------------------------------------------------------------------------------- */
 
-/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3] bit 65536 in both words exactly while a
+/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3] bit 2^52 in both words exactly while a
  * field is tracked; bit 1 while a fragment has a deletion file. */
 static void test_FA_FLAG_1_FA_FLAG_2_recomputed_every_commit(void **state) {
   (void)state;
   static const uint32_t DELETED[] = {4};
-  static const uint64_t WANT[] = {0, 65536, 65537, 1};
+  static const uint64_t WANT[] = {0, (uint64_t)1 << 52, ((uint64_t)1 << 52) + 1, 1};
   scratch s;
   lfa_table v[4];
   uint64_t reader, writer;

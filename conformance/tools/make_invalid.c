@@ -294,7 +294,7 @@ static void save_txn_file(const char *dir, const lfa_manifest_file *mf) {
   lfa_buf b = {0};
   lfa_error err = {0};
   snprintf(rel, sizeof rel, "_transactions/%s", name);
-  need(lfa_transaction_encode(&b, mf->transaction, &err), &err, rel);
+  need(lfa_transaction_encode_beside(&b, mf->transaction, mf->manifest, &err), &err, rel);
   put_bytes(dir, rel, b.data, b.len);
   lfa_buf_free(&b);
 }
@@ -1260,32 +1260,44 @@ static void set_reader_bit(lfa_manifest_file *mf, const char *dir) {
   mf->manifest->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
 }
 
-/* [FA-FLAG-1] Two descriptors, writer bit 65536 clear (the reader bit stays). */
+/* [FA-FLAG-1] Two descriptors, writer bit 2^52 clear (the reader bit stays). */
 static void flag1_writer_bit_missing(const char *dir) {
   history(dir, false, &CREATE_FULL);
   edit_version(dir, 1, clear_writer_bit);
 }
 
-/* [FA-FLAG-1] No descriptor, writer bit 65536 set. */
+/* [FA-FLAG-1] No descriptor, writer bit 2^52 set. */
 static void flag1_writer_bit_untracked(const char *dir) {
   history(dir, false, &CREATE_PLAIN);
   edit_version(dir, 1, set_writer_bit);
 }
 
-/* [FA-FLAG-3] No descriptor, reader bit 65536 set. */
+/* [FA-FLAG-3] No descriptor, reader bit 2^52 set. */
 static void flag3_reader_bit_untracked(const char *dir) {
   history(dir, false, &CREATE_PLAIN);
   edit_version(dir, 1, set_reader_bit);
 }
 
-/* The upstream draft's marker in place of bit 65536: writer bit 256, and
- * with `both` the reader bit 256 too. */
-static void draft_marker(lfa_manifest_file *mf, bool both) {
+/* An earlier layout's marker, `writer` and `reader`, in place of bit
+ * 2^52: the encoder then writes the state in that layout's fields
+ * (manifest 22, transaction 5) [FA-FLAG-7]. */
+static void earlier_layout(lfa_manifest_file *mf, uint64_t writer, uint64_t reader) {
   Lance__Table__Manifest *m = mf->manifest;
   m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT;
   m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT;
-  m->writer_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
-  if (both) m->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+  if (m->n_field_assignment_states > 0) m->writer_feature_flags |= writer, m->reader_feature_flags |= reader;
+}
+
+/* The upstream draft's marker in place of bit 2^52: writer bit 256, and
+ * with `both` the reader bit 256 too. */
+static void draft_marker(lfa_manifest_file *mf, bool both) {
+  earlier_layout(mf, LFA_FLAG_FIELD_ASSIGNMENT_DRAFT, both ? LFA_FLAG_FIELD_ASSIGNMENT_DRAFT : 0);
+}
+
+/* lfa's previous layout: bit 65536 in both words. */
+static void previous_marker(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  earlier_layout(mf, LFA_FLAG_FIELD_ASSIGNMENT_PREVIOUS, LFA_FLAG_FIELD_ASSIGNMENT_PREVIOUS);
 }
 
 static void draft_marker_writer(lfa_manifest_file *mf, const char *dir) {
@@ -1298,7 +1310,7 @@ static void draft_marker_both(lfa_manifest_file *mf, const char *dir) {
   draft_marker(mf, true);
 }
 
-/* [FA-FLAG-7] Descriptors marked by bit 256 in both words, no bit 65536:
+/* [FA-FLAG-7] Descriptors marked by bit 256 in both words, no bit 2^52:
  * Lance 12 would open it as mixed data-file versions and drop the state. */
 static void flag7_draft_bit_in_both_words(const char *dir) {
   history(dir, false, &CREATE_FULL);
@@ -1309,6 +1321,30 @@ static void flag7_draft_bit_in_both_words(const char *dir) {
 static void flag7_upstream_draft_layout(const char *dir) {
   history(dir, false, &CREATE_FULL);
   edit_version(dir, 1, draft_marker_writer);
+}
+
+/* [FA-FLAG-7] lfa's previous layout in every version (descriptors in
+ * manifest field 22, sidecars in transaction field 5, bit 65536 in both
+ * words): read as that layout, and its transitions checked. */
+static void flag7_previous_layout(const char *dir) {
+  history(dir, false, &CREATE_FULL, &UPDATE_EMB, &APPEND_ID_EMB);
+  for (uint64_t v = 1; v <= 3; v++) edit_version(dir, v, previous_marker);
+}
+
+/* A Lance 12 manifest's own fields 22 and 1022, holding something else
+ * (a varint; a message that is no descriptor list) without bit 2^52:
+ * neither is field assignment state, nor an error [FA-FLAG-7]. */
+static void other_fields_22_1022(lfa_manifest_file *mf, const char *dir) {
+  (void)dir;
+  static const uint8_t VARINT_7[] = {0x07}, TEXT[] = {0x0a, 0x03, 'a', 'b', 'c'}; /* field 1 a string */
+  add_unknown_field(&mf->manifest->base, LFA_MANIFEST_FIELD_DESCRIPTORS_BEFORE, PROTOBUF_C_WIRE_TYPE_VARINT, VARINT_7, 1);
+  add_unknown_field(&mf->manifest->base, LFA_MANIFEST_FIELD_DESCRIPTORS, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, TEXT,
+                    sizeof TEXT);
+}
+
+static void flag7_fields_22_1022_not_state(const char *dir) {
+  history(dir, false, &CREATE_PLAIN);
+  edit_version(dir, 1, other_fields_22_1022);
 }
 
 static void set_writer_256(lfa_manifest_file *mf, const char *dir) {
@@ -1402,9 +1438,9 @@ static void truncate_sidecar(lfa_manifest_file *mf, const char *dir) {
   need(lfa_pb_pack(&b, &t->field_assignment_transaction->base, &err), &err, "sidecar");
   lfa_pb_free(t->field_assignment_transaction);
   t->field_assignment_transaction = NULL;
-  /* field 5 with the sidecar's bytes less the last one: a length inside it
+  /* field 1005 with the sidecar's bytes less the last one: a length inside it
    * now runs past its end */
-  add_unknown_field(&t->base, 5, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, b.data, b.len - 1);
+  add_unknown_field(&t->base, LFA_TRANSACTION_FIELD_SIDECAR, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, b.data, b.len - 1);
   lfa_buf_free(&b);
 }
 
@@ -1611,7 +1647,7 @@ static void drop_all_descriptors(lfa_manifest_file *mf, const char *dir) {
 }
 
 /* [FA-OP-1] [FA-FLAG-6] The index commit of version 3 has no descriptor and
- * no bit 65536, while emb and tag stay in the schema: what an older writer
+ * no bit 2^52, while emb and tag stay in the schema: what an older writer
  * that drops field 22 leaves. */
 static void op1_descriptors_vanished(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB, &CREATE_INDEX);
@@ -2116,14 +2152,14 @@ static const dataset INVALID[] = {
     D(bitmap4_offset_past_rows, "FA-BITMAP-4", "a partial bitmap holding offset 3 of a 3-row fragment",
       "a new bitmap and root of field 1"),
     /* feature flags */
-    D(flag1_writer_bit_missing, "FA-FLAG-1", "descriptors without writer bit 65536", "_versions/1.manifest"),
-    D(flag1_writer_bit_untracked, "FA-FLAG-1", "writer bit 65536 without descriptors", "_versions/1.manifest"),
+    D(flag1_writer_bit_missing, "FA-FLAG-1", "descriptors without writer bit 2^52", "_versions/1.manifest"),
+    D(flag1_writer_bit_untracked, "FA-FLAG-1", "writer bit 2^52 without descriptors", "_versions/1.manifest"),
     D(flag7_draft_bit_in_both_words, "FA-FLAG-7",
-      "descriptors marked by bit 256 in both words, not bit 65536 (Lance 12: mixed data-file versions)",
+      "descriptors marked by bit 256 in both words, not bit 2^52 (Lance 12: mixed data-file versions)",
       "_versions/1.manifest"),
     D(lance21_bit_256_in_one_word, "FA-LANCE-21", "no descriptor, bit 256 in the writer word only",
       "_versions/1.manifest"),
-    D(flag3_reader_bit_untracked, "FA-FLAG-3", "reader bit 65536 without descriptors", "_versions/1.manifest"),
+    D(flag3_reader_bit_untracked, "FA-FLAG-3", "reader bit 2^52 without descriptors", "_versions/1.manifest"),
     /* the sidecar's form */
     D(txn1_row_change_without_rows, "FA-TXN-1", "a RowChange whose treemap has no bucket", "_versions/3.manifest, .txn"),
     D(txn2_false_marker, "FA-TXN-2", "a FragmentState none_assigned = false", "_versions/3.manifest, .txn"),
@@ -2210,6 +2246,12 @@ static const dataset EDGE[] = {
       "a new root and bitmap of field 1"),
     D(root9_empty_root_zero_bytes, "-", "a 0-byte root is the empty root (FA-ROOT-1, FA-ROOT-9)", "nothing"),
     D(flag7_upstream_draft_layout, "FA-FLAG-7", "the upstream draft's layout: descriptors and writer bit 256",
+      "_versions/1.manifest"),
+    D(flag7_previous_layout, "FA-FLAG-7",
+      "lfa's previous layout: descriptors in manifest field 22, sidecars in transaction field 5, bit 65536",
+      "_versions/1.manifest to 3.manifest, their .txn files"),
+    D(flag7_fields_22_1022_not_state, "FA-FLAG-7",
+      "manifest field 22 a varint and field 1022 a message of another writer, no bit 2^52: neither is state",
       "_versions/1.manifest"),
     D(lance21_mixed_data_file_versions_bits, "FA-LANCE-21",
       "bit 256 in both words and no descriptor: Lance 12's mixed data-file versions (FA-LANCE-21)",

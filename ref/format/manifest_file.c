@@ -1,4 +1,4 @@
-/* manifest_file.c: manifest file framing and manifest field 22 reader rules.
+/* manifest_file.c: manifest file framing and the descriptor reader rules.
  * Implements FA-LANCE-1, FA-STORE-1, FA-STORE-3, FA-STORE-4; layout in
  * lfa/manifest.h. */
 #include "lfa/manifest.h"
@@ -78,7 +78,7 @@ static lfa_status read_sections(lfa_manifest_file *out, const uint8_t *data, lfa
       m->_transaction_section_case == LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION) {
     st = section_at(&body, &n, data, m->transaction_section, out->manifest_offset,
                     "transaction section", err);
-    if (st == LFA_OK) st = lfa_transaction_decode(&out->transaction, body, n, err);
+    if (st == LFA_OK) st = lfa_transaction_decode_beside(&out->transaction, body, n, m, err);
     if (st != LFA_OK) lfa_error_prefix(err, "inline transaction");
   }
   return st;
@@ -94,8 +94,7 @@ static lfa_status decode(lfa_manifest_file *out, const uint8_t *data, size_t len
   lfa_status st = read_footer(out, &body, &n, data, len, err);
   if (st == LFA_OK && after) st = lfa_manifest_unpack_after(out, data, len, prev, err);
   else if (st == LFA_OK)
-    st = lfa_pb_unpack((ProtobufCMessage **)&out->manifest, &lance__table__manifest__descriptor, body, n,
-                       "manifest", err);
+    st = lfa_manifest_unpack_body(&out->manifest, body, n, err);
   if (st == LFA_OK) st = read_sections(out, data, err);
   if (st == LFA_OK) st = lfa_manifest_check_descriptors(out->manifest, err);
   if (st != LFA_OK) lfa_manifest_file_free(out);
@@ -215,11 +214,11 @@ lfa_status lfa_manifest_check_descriptors(const Lance__Table__Manifest *m, lfa_e
 /* One u32-length-prefixed section holding `msg`; its offset from `start`
  * in *at. */
 static lfa_status put_section(lfa_buf *out, uint64_t *at, size_t start, const ProtobufCMessage *msg,
-                              lfa_error *err) {
+                              const lfa_pb_move *move, lfa_error *err) {
   size_t pos = out->len;
   *at = pos - start;
   lfa_status st = lfa_buf_put_u32le(out, 0, err);
-  if (st == LFA_OK) st = lfa_pb_pack(out, msg, err);
+  if (st == LFA_OK) st = lfa_pb_pack_moved(out, msg, move, move != NULL, err);
   if (st == LFA_OK && out->len - pos - PREFIX_BYTES > UINT32_MAX)
     st = lfa_fail(err, LFA_ERR_LIMIT, "FA-LANCE-1", "a section of %zu bytes does not fit its u32 length",
                   out->len - pos - PREFIX_BYTES);
@@ -230,6 +229,17 @@ static lfa_status put_section(lfa_buf *out, uint64_t *at, size_t start, const Pr
 lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *manifest,
                                     const Lance__Table__Transaction *transaction, lfa_error *err) {
   return lfa_manifest_file_encode_sections(out, manifest, NULL, transaction, err);
+}
+
+/* [FA-FLAG-7] Where a manifest of an earlier layout (and its inline
+ * transaction) keeps the state: field 22 (and 5), so that it reads back as
+ * it was read. */
+static const lfa_pb_move DESCRIPTORS_EARLIER = {LFA_MANIFEST_FIELD_DESCRIPTORS, LFA_MANIFEST_FIELD_DESCRIPTORS_BEFORE};
+
+const lfa_pb_move *lfa_sidecar_move(const Lance__Table__Manifest *m) {
+  static const lfa_pb_move SIDECAR_EARLIER = {LFA_TRANSACTION_FIELD_SIDECAR, LFA_TRANSACTION_FIELD_SIDECAR_BEFORE};
+  lfa_layout layout = lfa_manifest_layout(m);
+  return layout == LFA_LAYOUT_PREVIOUS || layout == LFA_LAYOUT_DRAFT ? &SIDECAR_EARLIER : NULL;
 }
 
 /* [FA-LANCE-1] sections in Lance's order (index, transaction), then the
@@ -243,15 +253,15 @@ lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__M
   size_t start = out->len;
   lfa_status st = LFA_OK;
   if (index_section != NULL) {
-    st = put_section(out, &m.index_section, start, &index_section->base, err);
+    st = put_section(out, &m.index_section, start, &index_section->base, NULL, err);
     m._index_section_case = LANCE__TABLE__MANIFEST___INDEX_SECTION_INDEX_SECTION;
   }
   if (st == LFA_OK && transaction != NULL) {
-    st = put_section(out, &m.transaction_section, start, &transaction->base, err);
+    st = put_section(out, &m.transaction_section, start, &transaction->base, lfa_sidecar_move(manifest), err);
     m._transaction_section_case = LANCE__TABLE__MANIFEST___TRANSACTION_SECTION_TRANSACTION_SECTION;
   }
   uint64_t pos = 0;
-  if (st == LFA_OK) st = put_section(out, &pos, start, &m.base, err);
+  if (st == LFA_OK) st = put_section(out, &pos, start, &m.base, lfa_sidecar_move(manifest) ? &DESCRIPTORS_EARLIER : NULL, err);
   if (st == LFA_OK) st = lfa_buf_put_u64le(out, pos, err);
   if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MAJOR, err);
   if (st == LFA_OK) st = lfa_buf_put_u16le(out, LFA_MANIFEST_FOOTER_MINOR, err);

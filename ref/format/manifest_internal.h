@@ -5,6 +5,7 @@
 #define LFA_MANIFEST_INTERNAL_H
 
 #include "lfa/manifest.h"
+#include "lfa/pb.h"
 
 /* out->manifest (and spans, same_as_prev, cells) from the manifest message
  * of file `data`, whose footer read_footer accepted (out->manifest_offset
@@ -16,5 +17,9 @@ lfa_status lfa_manifest_unpack_after(lfa_manifest_file *out, const uint8_t *data
  * holds) and leaves the manifest with no fragment: called before the
  * manifest message is freed. Nothing for a file decoded plainly. */
 void lfa_manifest_fragments_release(lfa_manifest_file *file);
+
+/* [FA-FLAG-7] The renumbering that writes m's transaction in m's layout:
+ * field 1005 as 5 for the two earlier layouts, NULL for the current one. */
+const lfa_pb_move *lfa_sidecar_move(const Lance__Table__Manifest *m);
 
 #endif

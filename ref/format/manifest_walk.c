@@ -30,7 +30,8 @@
 #include "manifest_internal.h"
 
 enum { FRAGMENTS_FIELD = 2, FRAGMENT_ID_FIELD = 1, INDEX_SECTION_FIELD = 6, TRANSACTION_SECTION_FIELD = 21 };
-enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5, VARINT_BYTES_MAX = 10 };
+enum { READER_FLAGS_FIELD = 9, WRITER_FLAGS_FIELD = 10, WRITER_VERSION_FIELD = 13 };
+enum { WIRE_VARINT = LFA_PB_VARINT, WIRE_LEN = LFA_PB_LEN };
 
 /* ---- the walk over the top level ------------------------------------------- */
 
@@ -39,29 +40,6 @@ typedef struct record {
   size_t start;
   lfa_span payload;
 } record;
-
-/* A base-128 varint at p[*at .. end); false when it runs past end or is too long. */
-static bool read_varint(uint64_t *out, const uint8_t *p, size_t *at, size_t end) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < VARINT_BYTES_MAX && *at < end; i++) {
-    uint8_t b = p[(*at)++];
-    v |= (uint64_t)(b & 0x7f) << (7 * i);
-    if ((b & 0x80) == 0) return *out = v, true;
-  }
-  return false;
-}
-
-/* Skips one payload of wire type `wire`; false when it does not fit. */
-static bool skip(const uint8_t *p, size_t *at, size_t end, unsigned wire, size_t *len) {
-  uint64_t v = 0;
-  *len = 0;
-  if (wire == WIRE_VARINT) return read_varint(&v, p, at, end);
-  if (wire == WIRE_LEN && !read_varint(&v, p, at, end)) return false;
-  size_t n = wire == WIRE_LEN ? (size_t)v : wire == WIRE_I64 ? 8 : wire == WIRE_I32 ? 4 : SIZE_MAX;
-  if (n == SIZE_MAX || v > end - *at || n > end - *at) return false;
-  *at += n, *len = n;
-  return true;
-}
 
 /* Every record of field 2 in body [start, end) of `data`, appended to
  * *records (capacity *cap, grown as needed). False when the walk does not
@@ -72,7 +50,7 @@ static bool walk(record **records, size_t *cap, size_t *n, bool *nomem, const ui
   while (at < end) {
     size_t first = at, payload;
     uint64_t tag = 0;
-    if (!read_varint(&tag, data, &at, end) || !skip(data, &at, end, (unsigned)(tag & 7), &payload)) return false;
+    if (!lfa_pb_read_varint(&tag, data, &at, end) || !lfa_pb_skip(data, &at, end, (unsigned)(tag & 7), &payload)) return false;
     if (tag >> 3 != FRAGMENTS_FIELD || (tag & 7) != WIRE_LEN) continue;
     if (*n == *cap) { /* n < end - start: every record takes 2 bytes */
       size_t grown = *cap ? 2 * *cap : 64;
@@ -106,11 +84,11 @@ bool lfa_manifest_sections_from(uint64_t *lowest, const uint8_t *body, size_t le
   uint64_t index_at = 0, txn_at = 0;
   while (at < len) {
     uint64_t tag = 0, *v = NULL;
-    if (!read_varint(&tag, body, &at, len)) return false;
+    if (!lfa_pb_read_varint(&tag, body, &at, len)) return false;
     if (tag >> 3 == INDEX_SECTION_FIELD) v = &index_at, index = true;
     if (tag >> 3 == TRANSACTION_SECTION_FIELD) v = &txn_at, txn = true;
     if (v != NULL && (tag & 7) != WIRE_VARINT) return false; /* the decoder refuses it: nothing is known */
-    if (v != NULL ? !read_varint(v, body, &at, len) : !skip(body, &at, len, (unsigned)(tag & 7), &skipped))
+    if (v != NULL ? !lfa_pb_read_varint(v, body, &at, len) : !lfa_pb_skip(body, &at, len, (unsigned)(tag & 7), &skipped))
       return false; /* each occurrence replaces the one before, as in the decoder */
   }
   *lowest = bound;
@@ -129,6 +107,90 @@ lfa_status lfa_manifest_fragment_spans(lfa_span *spans, size_t n, const uint8_t 
   for (size_t i = 0; st == LFA_OK && i < n; i++) spans[i] = r[i].payload;
   free(r);
   return st;
+}
+
+/* ---- which layout the manifest's state has (FA-FLAG-7) ----------------------------- */
+
+/* What the layout depends on, read from the top level before decoding:
+ * the feature words and the writer's library and version (the last
+ * occurrence of each wins, as in the decoder). */
+typedef struct layout_facts {
+  uint64_t reader, writer;
+  lfa_span library, version; /* in the writer_version payload; len 0: absent */
+} layout_facts;
+
+static void writer_version_facts(layout_facts *f, const uint8_t *p, size_t at, size_t end) {
+  while (at < end) {
+    uint64_t tag = 0, n = 0;
+    size_t len;
+    if (!lfa_pb_read_varint(&tag, p, &at, end)) return;
+    if ((tag >> 3 == 1 || tag >> 3 == 2) && (tag & 7) == WIRE_LEN) {
+      size_t mark = at;
+      if (!lfa_pb_read_varint(&n, p, &at, end) || n > end - at) return;
+      *(tag >> 3 == 1 ? &f->library : &f->version) = (lfa_span){at, (size_t)n};
+      at = mark;
+    }
+    if (!lfa_pb_skip(p, &at, end, (unsigned)(tag & 7), &len)) return;
+  }
+}
+
+static bool scan_layout(layout_facts *f, const uint8_t *body, size_t len) {
+  size_t at = 0, payload;
+  *f = (layout_facts){0};
+  while (at < len) {
+    uint64_t tag = 0, field;
+    if (!lfa_pb_read_varint(&tag, body, &at, len)) return false;
+    field = tag >> 3;
+    if ((field == READER_FLAGS_FIELD || field == WRITER_FLAGS_FIELD) && (tag & 7) == WIRE_VARINT) {
+      if (!lfa_pb_read_varint(field == READER_FLAGS_FIELD ? &f->reader : &f->writer, body, &at, len)) return false;
+      continue;
+    }
+    if (!lfa_pb_skip(body, &at, len, (unsigned)(tag & 7), &payload)) return false;
+    if (field == WRITER_VERSION_FIELD && (tag & 7) == WIRE_LEN) {
+      f->library = f->version = (lfa_span){0};
+      writer_version_facts(f, body, at - payload, at);
+    }
+  }
+  return true;
+}
+
+/* [FA-FLAG-7] The current layout decodes field 1022 as descriptors and
+ * leaves 22 alone. A manifest without 2^52 keeps 1022 aside, undecoded
+ * (someone else's field: never state, never corrupt); the two earlier
+ * layouts read their field 22 as descriptors. */
+lfa_status lfa_manifest_unpack_body(Lance__Table__Manifest **out, const uint8_t *body, size_t len, lfa_error *err) {
+  layout_facts f;
+  lfa_layout layout = LFA_LAYOUT_CURRENT;
+  if (scan_layout(&f, body, len))
+    layout = lfa_layout_of(f.reader, f.writer,
+                           lfa_writer_is_lance_from((const char *)body + f.library.offset, f.library.len,
+                                                    (const char *)body + f.version.offset, f.version.len,
+                                                    LFA_LANCE_MAJOR_FIELD_22));
+  lfa_pb_move moves[2] = {{LFA_MANIFEST_FIELD_DESCRIPTORS, 0},
+                          {LFA_MANIFEST_FIELD_DESCRIPTORS_BEFORE, LFA_MANIFEST_FIELD_DESCRIPTORS}};
+  size_t n = layout == LFA_LAYOUT_CURRENT ? 0 : layout == LFA_LAYOUT_NONE ? 1 : 2;
+  lfa_status st = lfa_pb_unpack_moved((ProtobufCMessage **)out, &lance__table__manifest__descriptor, body, len, moves, n,
+                                      "manifest", err);
+  if (st != LFA_OK && n == 2) lfa_error_prefix(err, "read as %s", lfa_layout_name(layout));
+  return st;
+}
+
+bool lfa_manifest_writer_is_lance_from(const Lance__Table__Manifest *m, unsigned major) {
+  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
+  return wv != NULL && wv->library != NULL && wv->version != NULL &&
+         lfa_writer_is_lance_from(wv->library, strlen(wv->library), wv->version, strlen(wv->version), major);
+}
+
+lfa_layout lfa_manifest_layout(const Lance__Table__Manifest *m) {
+  lfa_layout layout = lfa_layout_of(m->reader_feature_flags, m->writer_feature_flags,
+                                    lfa_manifest_writer_is_lance_from(m, LFA_LANCE_MAJOR_FIELD_22));
+  return layout == LFA_LAYOUT_CURRENT || m->n_field_assignment_states > 0 ? layout : LFA_LAYOUT_NONE;
+}
+
+bool lfa_manifest_reads_field_22(const Lance__Table__Manifest *m) {
+  uint64_t any = m->reader_feature_flags | m->writer_feature_flags;
+  return !(any & (LFA_FLAG_FIELD_ASSIGNMENT | LFA_LANCE_FLAG_FRAGMENT_TREE)) &&
+         !lfa_manifest_writer_is_lance_from(m, LFA_LANCE_MAJOR_FIELD_22);
 }
 
 /* ---- finding the previous version's equal fragment ----------------------------- */
@@ -152,11 +214,11 @@ static bool id_hint(uint64_t *id, const uint8_t *data, lfa_span s) {
   bool found = false;
   while (at < end) {
     uint64_t tag = 0;
-    if (!read_varint(&tag, data, &at, end)) return false;
+    if (!lfa_pb_read_varint(&tag, data, &at, end)) return false;
     if (tag == (FRAGMENT_ID_FIELD << 3 | WIRE_VARINT)) {
-      if (!read_varint(id, data, &at, end)) return false;
+      if (!lfa_pb_read_varint(id, data, &at, end)) return false;
       found = true;
-    } else if (!skip(data, &at, end, (unsigned)(tag & 7), &len)) {
+    } else if (!lfa_pb_skip(data, &at, end, (unsigned)(tag & 7), &len)) {
       return false;
     }
   }
@@ -265,8 +327,7 @@ static lfa_status find_matches(lfa_manifest_file *out, record **r, size_t *n, si
 
 /* Unpacks `body` (cut or whole) as the manifest. */
 static lfa_status unpack(lfa_manifest_file *out, const uint8_t *body, size_t len, lfa_error *err) {
-  return lfa_pb_unpack((ProtobufCMessage **)&out->manifest, &lance__table__manifest__descriptor, body, len, "manifest",
-                       err);
+  return lfa_manifest_unpack_body(&out->manifest, body, len, err);
 }
 
 /* Unpacks the body without the matched fragments. When that fails, the

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lfa/limits.h"
 
@@ -80,6 +81,158 @@ lfa_status lfa_pb_unpack(ProtobufCMessage **out, const ProtobufCMessageDescripto
   }
   *out = m;
   return LFA_OK;
+}
+
+bool lfa_pb_read_varint(uint64_t *out, const uint8_t *p, size_t *at, size_t end) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < LFA_PB_VARINT_BYTES_MAX && *at < end; i++) {
+    uint8_t b = p[(*at)++];
+    v |= (uint64_t)(b & 0x7f) << (7 * i);
+    if ((b & 0x80) == 0) return *out = v, true;
+  }
+  return false;
+}
+
+bool lfa_pb_skip(const uint8_t *p, size_t *at, size_t end, unsigned wire, size_t *len) {
+  uint64_t v = 0;
+  *len = 0;
+  if (wire == LFA_PB_VARINT) return lfa_pb_read_varint(&v, p, at, end);
+  if (wire == LFA_PB_LEN && !lfa_pb_read_varint(&v, p, at, end)) return false;
+  size_t n = wire == LFA_PB_LEN ? (size_t)v : wire == LFA_PB_I64 ? 8 : wire == LFA_PB_I32 ? 4 : SIZE_MAX;
+  if (n == SIZE_MAX || v > end - *at || n > end - *at) return false;
+  *at += n, *len = n;
+  return true;
+}
+
+/* ---- moved fields ------------------------------------------------------------ */
+
+static const lfa_pb_move *move_of(uint64_t field, const lfa_pb_move *moves, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (moves[i].from == field) return &moves[i];
+  return NULL;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  do p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)), v >>= 7;
+  while (v);
+  return n;
+}
+
+/* The records set aside, in order: [tag varint][rest], each rest becoming
+ * one unknown field. */
+typedef struct aside {
+  uint8_t *bytes; /* copies of the set-aside records */
+  size_t len;
+} aside;
+
+/* copy := data with moved records renumbered and set-aside records cut
+ * (appended to *set instead); with copy and set->bytes NULL, only the
+ * lengths. False when the top level does not walk. */
+static bool rewrite(uint8_t *copy, size_t *copy_len, aside *set, const uint8_t *data, size_t len,
+                    const lfa_pb_move *moves, size_t n_moves) {
+  size_t at = 0;
+  *copy_len = 0, set->len = 0;
+  while (at < len) {
+    size_t first = at, payload;
+    uint64_t tag = 0;
+    if (!lfa_pb_read_varint(&tag, data, &at, len)) return false;
+    size_t rest = at;
+    if (!lfa_pb_skip(data, &at, len, (unsigned)(tag & 7), &payload)) return false;
+    const lfa_pb_move *m = move_of(tag >> 3, moves, n_moves);
+    uint8_t t[LFA_PB_VARINT_BYTES_MAX];
+    size_t tl = m != NULL && m->to != 0 ? put_varint(t, (uint64_t)m->to << 3 | (tag & 7)) : 0;
+    if (m == NULL) {
+      if (copy) memcpy(copy + *copy_len, data + first, at - first);
+      *copy_len += at - first;
+    } else if (m->to == 0) {
+      if (set->bytes) memcpy(set->bytes + set->len, data + first, at - first);
+      set->len += at - first;
+    } else {
+      if (copy) memcpy(copy + *copy_len, t, tl), memcpy(copy + *copy_len + tl, data + rest, at - rest);
+      *copy_len += tl + at - rest;
+    }
+  }
+  return true;
+}
+
+/* Each record of `set` appended to m's unknown fields. */
+static lfa_status keep_aside(ProtobufCMessage *m, const aside *set, lfa_error *err) {
+  size_t at = 0, n = 0, payload;
+  uint64_t tag = 0;
+  while (at < set->len && lfa_pb_read_varint(&tag, set->bytes, &at, set->len) &&
+         lfa_pb_skip(set->bytes, &at, set->len, (unsigned)(tag & 7), &payload))
+    n++;
+  ProtobufCMessageUnknownField *u = realloc(m->unknown_fields, (m->n_unknown_fields + n) * sizeof *u);
+  if (u == NULL && n > 0) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory keeping unknown fields");
+  if (n > 0) m->unknown_fields = u;
+  for (at = 0; n > 0 && at < set->len; n--) {
+    lfa_pb_read_varint(&tag, set->bytes, &at, set->len);
+    size_t rest = at;
+    lfa_pb_skip(set->bytes, &at, set->len, (unsigned)(tag & 7), &payload);
+    uint8_t *data = malloc(at - rest ? at - rest : 1);
+    if (data == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory keeping unknown fields");
+    memcpy(data, set->bytes + rest, at - rest);
+    m->unknown_fields[m->n_unknown_fields++] =
+        (ProtobufCMessageUnknownField){(uint32_t)(tag >> 3), (ProtobufCWireType)(tag & 7), at - rest, data};
+  }
+  return LFA_OK;
+}
+
+lfa_status lfa_pb_unpack_moved(ProtobufCMessage **out, const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                               size_t len, const lfa_pb_move *moves, size_t n_moves, const char *what,
+                               lfa_error *err) {
+  size_t copy_len = 0;
+  aside set = {NULL, 0};
+  if (n_moves == 0 || !rewrite(NULL, &copy_len, &set, data, len, moves, n_moves))
+    return lfa_pb_unpack(out, desc, data, len, what, err);
+  uint8_t *copy = malloc(copy_len ? copy_len : 1), *set_bytes = malloc(set.len ? set.len : 1);
+  set.bytes = set_bytes;
+  lfa_status st = LFA_OK;
+  if (copy == NULL || set_bytes == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory reading %s", what);
+  else if (!rewrite(copy, &copy_len, &set, data, len, moves, n_moves)) st = lfa_pb_unpack(out, desc, data, len, what, err);
+  else if ((st = lfa_pb_unpack(out, desc, copy, copy_len, what, err)) == LFA_OK && set.len > 0 &&
+           (st = keep_aside(*out, &set, err)) != LFA_OK)
+    lfa_pb_free(*out), *out = NULL;
+  free(copy), free(set_bytes);
+  return st;
+}
+
+/* The encoding of one unknown field: its tag, then its bytes. */
+static lfa_status put_unknown(lfa_buf *out, const ProtobufCMessageUnknownField *u, lfa_error *err) {
+  uint8_t t[LFA_PB_VARINT_BYTES_MAX];
+  size_t n = put_varint(t, (uint64_t)u->tag << 3 | (uint64_t)u->wire_type);
+  lfa_status st = lfa_buf_append(out, t, n, err);
+  return st == LFA_OK ? lfa_buf_append(out, u->data, u->len, err) : st;
+}
+
+lfa_status lfa_pb_pack_moved(lfa_buf *out, const ProtobufCMessage *msg, const lfa_pb_move *moves, size_t n_moves,
+                             lfa_error *err) {
+  if (n_moves == 0) return lfa_pb_pack(out, msg, err);
+  /* the message's own unknown fields under a moved number keep it: packed
+   * apart. The shallow copy is of the whole message (protobuf-c packs by
+   * the descriptor's offsets), sharing every part of it. */
+  ProtobufCMessage *copy = malloc(msg->descriptor->sizeof_message);
+  ProtobufCMessageUnknownField *kept = malloc((msg->n_unknown_fields ? msg->n_unknown_fields : 1) * sizeof *kept);
+  if (copy == NULL || kept == NULL) return free(copy), free(kept), lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory packing");
+  memcpy(copy, msg, msg->descriptor->sizeof_message);
+  copy->n_unknown_fields = 0, copy->unknown_fields = kept;
+  for (unsigned i = 0; i < msg->n_unknown_fields; i++)
+    if (move_of(msg->unknown_fields[i].tag, moves, n_moves) == NULL) kept[copy->n_unknown_fields++] = msg->unknown_fields[i];
+  lfa_buf tmp = {0};
+  size_t len = 0;
+  aside none = {NULL, 0};
+  uint8_t *tail = NULL;
+  lfa_status st = lfa_pb_pack(&tmp, copy, err);
+  if (st == LFA_OK && !rewrite(NULL, &len, &none, tmp.data, tmp.len, moves, n_moves))
+    st = lfa_fail(err, LFA_ERR_PROTO, NULL, "protobuf-c packed bytes that do not walk");
+  if (st == LFA_OK) st = lfa_buf_extend(out, len, &tail, err);
+  if (st == LFA_OK) rewrite(tail, &len, &none, tmp.data, tmp.len, moves, n_moves);
+  for (unsigned i = 0; st == LFA_OK && i < msg->n_unknown_fields; i++)
+    if (move_of(msg->unknown_fields[i].tag, moves, n_moves) != NULL) st = put_unknown(out, &msg->unknown_fields[i], err);
+  lfa_buf_free(&tmp);
+  free(kept), free(copy);
+  return st;
 }
 
 lfa_status lfa_pb_pack(lfa_buf *out, const ProtobufCMessage *msg, lfa_error *err) {

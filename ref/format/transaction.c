@@ -1,12 +1,17 @@
 /* transaction.c: transactions and the Field Assignment sidecar
- * (Transaction field 5). Implements FA-TXN-1..4 as read-time rules. */
+ * (Transaction field 1005; field 5 in the two earlier layouts, FA-FLAG-7).
+ * Implements FA-TXN-1..4 as read-time rules. */
 #include "lfa/transaction.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/flags.h"
 #include "lfa/limits.h"
+#include "lfa/manifest.h"
+#include "manifest_internal.h"
 #include "lfa/pb.h"
 
 typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
@@ -35,8 +40,58 @@ lfa_status lfa_transaction_decode(Lance__Table__Transaction **out, const uint8_t
 
 void lfa_transaction_free(Lance__Table__Transaction *txn) { lfa_pb_free(txn); }
 
+/* The payloads of txn's unknown length-delimited fields numbered `field`,
+ * concatenated (protobuf merges repeated occurrences of a message field). */
+static lfa_status unknown_payloads(lfa_buf *out, const ProtobufCMessage *m, uint32_t field, lfa_error *err) {
+  lfa_status st = LFA_OK;
+  for (unsigned i = 0; st == LFA_OK && i < m->n_unknown_fields; i++) {
+    const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
+    size_t at = 0;
+    uint64_t n = 0;
+    if (u->tag != field || u->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED) continue;
+    if (lfa_pb_read_varint(&n, u->data, &at, u->len) && n == u->len - at)
+      st = lfa_buf_append(out, u->data + at, (size_t)n, err);
+  }
+  return st;
+}
+
+static void drop_unknown(ProtobufCMessage *m, uint32_t field) {
+  unsigned kept = 0;
+  for (unsigned i = 0; i < m->n_unknown_fields; i++) {
+    if (m->unknown_fields[i].tag == field) free(m->unknown_fields[i].data);
+    else m->unknown_fields[kept++] = m->unknown_fields[i];
+  }
+  m->n_unknown_fields = kept;
+}
+
+static lfa_status adopt_earlier_sidecar(Lance__Table__Transaction *txn, lfa_error *err) {
+  if (txn == NULL || txn->field_assignment_transaction != NULL) return LFA_OK;
+  lfa_buf bytes = {0};
+  Sidecar *s = NULL;
+  lfa_status st = unknown_payloads(&bytes, &txn->base, LFA_TRANSACTION_FIELD_SIDECAR_BEFORE, err);
+  bool found = false;
+  for (unsigned i = 0; i < txn->base.n_unknown_fields; i++)
+    found |= txn->base.unknown_fields[i].tag == LFA_TRANSACTION_FIELD_SIDECAR_BEFORE;
+  /* bytes that are no sidecar stay an unknown field: not field assignment's */
+  if (st == LFA_OK && found &&
+      lfa_pb_unpack((ProtobufCMessage **)&s, &lance__table__transaction__field_assignment_transaction__descriptor,
+                    bytes.data, bytes.len, "sidecar", NULL) == LFA_OK) {
+    st = lfa_transaction_check_sidecar(s, err);
+    if (st == LFA_OK) txn->field_assignment_transaction = s, drop_unknown(&txn->base, LFA_TRANSACTION_FIELD_SIDECAR_BEFORE);
+    else lfa_pb_free(s), lfa_error_prefix(err, "field assignment sidecar (transaction field 5)");
+  }
+  lfa_buf_free(&bytes);
+  return st;
+}
+
 lfa_status lfa_transaction_encode(lfa_buf *out, const Lance__Table__Transaction *txn, lfa_error *err) {
   return lfa_pb_pack(out, &txn->base, err);
+}
+
+lfa_status lfa_transaction_encode_beside(lfa_buf *out, const Lance__Table__Transaction *txn,
+                                         const Lance__Table__Manifest *m, lfa_error *err) {
+  const lfa_pb_move *move = lfa_sidecar_move(m);
+  return lfa_pb_pack_moved(out, &txn->base, move, move != NULL, err);
 }
 
 /* [FA-TXN-2] one true marker, or a bitmap that names at least one row. */
@@ -113,5 +168,22 @@ const char *lfa_transaction_operation_name(const Lance__Table__Transaction *txn)
                                       "DataOverlay"};
   unsigned k = (unsigned)txn->operation_case;
   if (k >= 100 && k - 100 < sizeof names / sizeof names[0]) return names[k - 100];
+  for (unsigned i = 0; i < txn->base.n_unknown_fields; i++) /* Lance 15.0.0's Transaction V2 arm, not read */
+    if (txn->base.unknown_fields[i].tag == 116) return "CompositeOperation";
   return "none";
+}
+
+lfa_status lfa_transaction_decode_beside(Lance__Table__Transaction **out, const uint8_t *data, size_t len,
+                                         const Lance__Table__Manifest *m, lfa_error *err) {
+  lfa_status st = lfa_transaction_decode(out, data, len, err);
+  /* [FA-FLAG-7] without 2^52, a field 1005 that is no sidecar is someone else's: kept, not read */
+  static const lfa_pb_move aside = {LFA_TRANSACTION_FIELD_SIDECAR, 0};
+  bool marked = ((m->reader_feature_flags | m->writer_feature_flags) & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
+  if (st == LFA_ERR_PROTO && !marked &&
+      lfa_pb_unpack_moved((ProtobufCMessage **)out, &lance__table__transaction__descriptor, data, len, &aside, 1,
+                          "transaction", NULL) == LFA_OK)
+    st = LFA_OK;
+  if (st == LFA_OK && lfa_manifest_reads_field_22(m)) st = adopt_earlier_sidecar(*out, err);
+  if (st != LFA_OK && *out != NULL) lfa_transaction_free(*out), *out = NULL;
+  return st;
 }

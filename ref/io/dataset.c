@@ -179,7 +179,8 @@ static lfa_status load_transaction(lfa_snapshot *s, const char *dir, lfa_error *
   if (st == LFA_OK) st = lfa_fs_read_expected(&bytes, s->fs, path, LFA_TRANSACTION_BYTES_MAX, "FA-LANCE-10", err);
   bool same_bytes = false; /* the file holds the inline transaction's canonical encoding: nothing to decode */
   if (st == LFA_OK && s->file.transaction != NULL) st = is_encoding_of(&same_bytes, s->file.transaction, &bytes, err);
-  if (st == LFA_OK && !same_bytes) st = lfa_transaction_decode(&s->txn_file, bytes.data, bytes.len, err);
+  if (st == LFA_OK && !same_bytes)
+    st = lfa_transaction_decode_beside(&s->txn_file, bytes.data, bytes.len, s->file.manifest, err);
   lfa_buf_free(&bytes);
   if (st == LFA_OK && !same_bytes && s->file.transaction != NULL)
     st = same_transaction(s->file.transaction, s->txn_file, err);

@@ -397,7 +397,9 @@ void mut_add_transfer(mut *m, int32_t source, int32_t target) {
 /* ---- the change, for committers ----------------------------------------------------- */
 
 lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err) {
-  uint64_t known = LFA_WRITER_FLAGS_KNOWN | (t->n_tracked > 0 ? LFA_FLAG_FIELD_ASSIGNMENT_DRAFT : 0);
+  /* a tracked table read by an earlier layout: its marker is field assignment's [FA-FLAG-7] */
+  uint64_t earlier = t->n_tracked > 0 ? lfa_layout_marker(lfa_layout_of(0, t->writer_feature_flags, false)) : 0;
+  uint64_t known = LFA_WRITER_FLAGS_KNOWN | earlier;
   uint64_t unknown = t->writer_feature_flags & ~known;
   if (unknown == 0) return LFA_OK;
   return lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-5", "version %" PRIu64 " has writer feature flags 0x%" PRIx64

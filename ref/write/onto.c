@@ -72,10 +72,17 @@ static lfa_status load_head(onto *o, lfa_error *err) {
   return st;
 }
 
+/* True when the manifest holds a top-level field `field` it did not read. */
+static bool has_unknown_field(const Lance__Table__Manifest *m, uint32_t field) {
+  for (unsigned i = 0; i < m->base.n_unknown_fields; i++)
+    if (m->base.unknown_fields[i].tag == field) return true;
+  return false;
+}
+
 /* [FA-FLAG-5] a writer bit lfa does not know; [FA-LANCE-21] the marker bit
- * already set where no descriptor says it is field assignment's: it is then
- * a released Lance's own bit (Lance 12's mixed data-file versions, for
- * bit 256), and adding descriptors would give it two meanings. */
+ * already set where no descriptor says it is field assignment's, or a
+ * field 1022 that is not field assignment's [FA-FLAG-7]: either is then
+ * someone else's, and adding descriptors would give it two meanings. */
 static lfa_status check_flags(const onto *o, lfa_error *err) {
   lfa_status st = lfa_check_writer_flags(&o->head, err);
   const Lance__Table__Manifest *m = o->snap.file.manifest;
@@ -83,10 +90,15 @@ static lfa_status check_flags(const onto *o, lfa_error *err) {
   if (st == LFA_OK && m->n_field_assignment_states == 0 && (words & LFA_FLAG_FIELD_ASSIGNMENT) != 0) {
     const char *name = lfa_flag_name(LFA_FLAG_FIELD_ASSIGNMENT, false);
     st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-21",
-                  "version %" PRIu64 " sets feature bit %u without field assignment descriptors: it is Lance's "
+                  "version %" PRIu64 " sets feature bit %llu without field assignment descriptors: it is Lance's "
                   "'%s' there, and field assignment's marker would collide with it",
-                  o->head.version, (unsigned)LFA_FLAG_FIELD_ASSIGNMENT, name ? name : "unknown");
+                  o->head.version, (unsigned long long)LFA_FLAG_FIELD_ASSIGNMENT, name ? name : "unknown");
   }
+  if (st == LFA_OK && m->n_field_assignment_states == 0 && has_unknown_field(m, LFA_MANIFEST_FIELD_DESCRIPTORS))
+    st = lfa_fail(err, LFA_ERR_RULE, "FA-FLAG-7",
+                  "version %" PRIu64 " has a manifest field %u that is not field assignment's (no bit 2^52): "
+                  "descriptors there would give it two meanings",
+                  o->head.version, (unsigned)LFA_MANIFEST_FIELD_DESCRIPTORS);
   return st;
 }
 
@@ -316,13 +328,14 @@ static lfa_status move_hint(const onto *o, uint64_t version, const char *uuid, l
  * later commit keeps it unless asked for the reader bit); every other bit of P's words kept, except the
  * upstream draft's marker on a table that has descriptors, which the
  * marker replaces [FA-FLAG-7]. */
-static void mark(Lance__Table__Manifest *m, bool head_tracked, const lfa_onto_request *req) {
-  bool writer_bit_only = req->writer_bit_only || (!req->reader_bit &&
-                                                  (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0 &&
-                                                  (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) == 0);
-  if (head_tracked) {
-    m->writer_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
-    m->reader_feature_flags &= ~(uint64_t)LFA_FLAG_FIELD_ASSIGNMENT_DRAFT;
+static void mark(Lance__Table__Manifest *m, lfa_layout head, const lfa_onto_request *req) {
+  uint64_t before = lfa_layout_marker(head); /* the draft's writer-only 256 is no policy: it is all it had */
+  bool writer_bit_only = req->writer_bit_only || (!req->reader_bit && head != LFA_LAYOUT_DRAFT && before != 0 &&
+                                                  (m->writer_feature_flags & before) != 0 &&
+                                                  (m->reader_feature_flags & before) == 0);
+  if (head == LFA_LAYOUT_PREVIOUS || head == LFA_LAYOUT_DRAFT) { /* the state moves to field 1022 */
+    m->writer_feature_flags &= ~before;
+    m->reader_feature_flags &= ~before;
   }
   m->writer_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
   if (!writer_bit_only) m->reader_feature_flags |= LFA_FLAG_FIELD_ASSIGNMENT;
@@ -352,7 +365,7 @@ static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, 
   ts.seconds = o->req->timestamp_seconds, ts.nanos = o->req->timestamp_nanos;
   m.version = o->n.version, m.writer_version = &writer, m.timestamp = &ts, m.transaction_file = txn_name;
   m.field_assignment_states = states, m.n_field_assignment_states = o->n.n_tracked;
-  mark(&m, o->snap.file.manifest->n_field_assignment_states > 0, o->req);
+  mark(&m, lfa_manifest_layout(o->snap.file.manifest), o->req);
   o->reader_flags = m.reader_feature_flags, o->writer_flags = m.writer_feature_flags;
   lfa_buf txn_bytes = {0}, bytes = {0};
   st = lfa_transaction_encode(&txn_bytes, &txn, err);

@@ -80,6 +80,20 @@ lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_v
  * [FA-TXN-7]; vf_txn_file_sidecar_undecodable: the same for the file `rel`
  * of the dataset. vf_check_sidecar_storage: the property key [FA-TXN-5] and
  * an empty sidecar [FA-TXN-6] of an opened version. */
+/* unchecked.c [FA-VERIFY-8]: an info finding "not checked" for each
+ * feature of a newer Lance that version v uses and lfa cannot check from
+ * metadata (feature bits, a fragment tree in field 22, the fragment reuse
+ * index among `indices` (NULL: none), unknown bits, a writer newer than
+ * the releases lfa knows), and for a Transaction V2 commit. */
+void vf_check_unchecked(const vf_ctx *c, const vf_version *v, const Lance__Table__Manifest *m,
+                        const Lance__Table__IndexSection *indices);
+/* True when snapshot error `e` is only a fragment without a row id
+ * sequence in a manifest with Lance 14's spilled row lineage (bit 2048 in
+ * `words`): its ids are in the data files [FA-VERIFY-8], not missing. */
+bool vf_spilled_row_ids(uint64_t words, const lfa_error *e);
+void vf_check_unchecked_transaction(const vf_ctx *c, const vf_version *v, const Lance__Table__Manifest *m,
+                                    const Lance__Table__Transaction *t);
+
 bool vf_sidecar_undecodable(const uint8_t *txn, size_t len);
 bool vf_txn_file_sidecar_undecodable(const lfa_fs *fs, const char *dir, const char *rel);
 void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v);

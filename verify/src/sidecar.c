@@ -1,14 +1,14 @@
 /* sidecar.c: how a version stores its sidecar (04§3),
  * checked once the transaction is read (static.c):
  *
- *   FA-TXN-5  the sidecar lives in field 5 only: a transaction_properties
+ *   FA-TXN-5  the sidecar lives in field 1005 only: a transaction_properties
  *             entry under the in-memory key of upstream's first iteration
  *             is an error. Its value is never read: it changes no state.
  *   FA-TXN-6  an empty sidecar attached is a warning (readers treat it as
  *             absent, so nothing else changes).
  *   FA-TXN-7  a sidecar that does not decode is reported as such, not as an
  *             unreadable manifest or transaction: the transaction's other
- *             fields decode, field 5 alone does not.
+ *             fields decode, field 1005 alone does not.
  */
 #include <string.h>
 
@@ -21,7 +21,7 @@ typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
 
 #define SIDECAR_PROPERTY_KEY "__lance_field_assignment_transaction"
 
-enum { SIDECAR_FIELD = 5, VARINT_BYTES_MAX = 10 };
+enum { SIDECAR_FIELD = LFA_TRANSACTION_FIELD_SIDECAR, VARINT_BYTES_MAX = 10 };
 
 /* ---- FA-TXN-7: the wire, field by field ------------------------------------------------ */
 
@@ -60,7 +60,7 @@ static bool sidecar_decodes(const uint8_t *at, size_t len) {
 }
 
 /* Splits a transaction's bytes: `rest` gets every field but 5; *broken says
- * whether some field 5 fails to decode as a sidecar. False when the bytes
+ * whether some field 1005 fails to decode as a sidecar. False when the bytes
  * are not a sequence of fields at all. */
 static bool split_sidecar(lfa_buf *rest, bool *broken, const uint8_t *data, size_t len) {
   lfa_cursor c = lfa_cursor_make(data, len);
@@ -128,10 +128,10 @@ void vf_check_sidecar_storage(const vf_ctx *c, const vf_version *v) {
     if (key == NULL || strcmp(key, SIDECAR_PROPERTY_KEY) != 0) continue;
     lfa_findings_add(c->findings, &w, "FA-TXN-5", LFA_SEVERITY_ERROR,
                      "the transaction stores a transaction_properties entry under '%s', the in-memory key of "
-                     "upstream's first iteration: the sidecar belongs in field 5 only (the entry is not read)",
+                     "upstream's first iteration: the sidecar belongs in field 1005 only (the entry is not read)",
                      SIDECAR_PROPERTY_KEY);
   }
   if (t->field_assignment_transaction != NULL && empty_sidecar(t->field_assignment_transaction))
     lfa_findings_add(c->findings, &w, "FA-TXN-6", LFA_SEVERITY_WARNING,
-                     "the transaction carries an empty sidecar (field 5 with no element); writers leave it out");
+                     "the transaction carries an empty sidecar (field 1005 with no element); writers leave it out");
 }

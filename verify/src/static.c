@@ -113,12 +113,11 @@ static lfa_status unpack_raw(Manifest **out, const lfa_buf *b, lfa_error *err) {
   uint32_t n = pos <= end && end - pos >= PREFIX_BYTES ? lfa_load_u32le(b->data + pos) : 0;
   if (pos > end || end - pos < PREFIX_BYTES || n != end - pos - PREFIX_BYTES)
     return lfa_fail(err, LFA_ERR_FORMAT, "FA-LANCE-1", "manifest framing");
-  return lfa_pb_unpack((ProtobufCMessage **)out, &lance__table__manifest__descriptor, b->data + pos + PREFIX_BYTES, n,
-                       "manifest", err);
+  return lfa_manifest_unpack_body(out, b->data + pos + PREFIX_BYTES, n, err);
 }
 
 /* [FA-TXN-7] Whether a manifest file that did not decode holds an inline
- * transaction whose sidecar (field 5) alone is what does not decode. */
+ * transaction whose sidecar (field 1005) alone is what does not decode. */
 static bool inline_sidecar_undecodable(const lfa_buf *b) {
   Manifest *m = NULL;
   bool broken = false;
@@ -158,7 +157,7 @@ static lfa_status read_manifest(const Manifest **m, lfa_manifest_file *mf, Manif
   else if (descriptor_rule(e.rule) && unpack_raw(raw, &bytes, &(lfa_error){0}) == LFA_OK) *m = *raw;
   else if (e.status == LFA_ERR_PROTO && inline_sidecar_undecodable(&bytes)) { /* [FA-TXN-7] */
     e.rule = "FA-TXN-7";
-    lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
+    lfa_error_prefix(&e, "the sidecar (transaction field 1005) does not decode");
   }
   if (e.status == LFA_ERR_NOMEM) return lfa_buf_free(&bytes), lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s: %s", v->manifest_path, e.msg);
   if (*m == NULL) report_limited(c, at(v), &e, "FA-LANCE-1", true); /* [FA-LANCE-1] not a manifest file */
@@ -457,16 +456,13 @@ void vf_writer_of(char *out, size_t cap, const Manifest *m) {
   else snprintf(out, cap, "writer_version %s %s", wv->library ? wv->library : "?", wv->version ? wv->version : "?");
 }
 
-/* [FA-LANCE-21] [FA-FLAG-7] Bit 256: Lance 12's mixed data-file versions
- * in both words without descriptors (a note); with descriptors and without
- * field assignment's own marker, the upstream draft's marker, which
- * released Lance misreads. True when the draft's marker stands in for
- * field assignment's (so FA-FLAG-1 is not reported twice). */
-static bool check_bit_256(const vf_ctx *c, const vf_version *v, const Manifest *m, const char *writer) {
+/* [FA-LANCE-21] Bit 256 without descriptors: Lance 12's mixed data-file
+ * versions in both words (a note), half of that pair in one word alone (an
+ * error: Lance 12 refuses the manifest). */
+static void check_bit_256(const vf_ctx *c, const vf_version *v, const Manifest *m, const char *writer) {
   bool tracked = m->n_field_assignment_states > 0;
   bool w256 = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT) != 0;
   bool r256 = (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT) != 0;
-  bool marker = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
   lfa_where w = at(v);
   if (lfa_flags_mixed_data_file_versions(m->reader_feature_flags, m->writer_feature_flags, tracked))
     lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_INFO,
@@ -476,47 +472,73 @@ static bool check_bit_256(const vf_ctx *c, const vf_version *v, const Manifest *
     lfa_findings_add(c->findings, &w, "FA-LANCE-21", LFA_SEVERITY_ERROR,
                      "bit 256 is set in the %s word only: Lance 12 reads it as half of its mixed data-file "
                      "versions pair and refuses the manifest as corrupt (%s)", w256 ? "writer" : "reader", writer);
-  if (!tracked || marker || !w256) return false;
-  if (r256)
-    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_ERROR,
-                     "assignment descriptors marked by bit 256 in both words, not bit %u: Lance 12 reads that as "
-                     "mixed data-file versions, opens the table and commits without the state (%s)",
-                     (unsigned)LFA_FLAG_FIELD_ASSIGNMENT, writer);
-  else
-    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_WARNING,
-                     "the upstream draft's layout: descriptors marked by writer bit 256, not bit %u; read as that "
-                     "layout, but Lance 12 spent bit 256 on mixed data-file versions and refuses this manifest as "
-                     "corrupt, and Lance 8 appends refuse but its other writes drop the state (%s)",
-                     (unsigned)LFA_FLAG_FIELD_ASSIGNMENT, writer);
-  return true;
 }
 
-/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: bit 65536 follows the descriptors.
- * The writer is named: a cleared bit is what an older writer leaves
- * [FA-FLAG-6]. */
+/* True when the manifest holds a top-level field `field` it did not read. */
+static bool has_unknown_field(const Manifest *m, uint32_t field) {
+  for (unsigned i = 0; i < m->base.n_unknown_fields; i++)
+    if (m->base.unknown_fields[i].tag == field) return true;
+  return false;
+}
+
+/* [FA-FLAG-7] The two earlier layouts are read, with a warning that names
+ * the layout; the draft's marker in both words is an error (Lance 12 opens
+ * it as mixed data-file versions and commits without the state). A field
+ * 1022 without bit 2^52 is someone else's: a note, never state. */
+static void check_state_layout(const vf_ctx *c, const vf_version *v, const Manifest *m, lfa_layout layout,
+                         const char *writer) {
+  lfa_where w = at(v);
+  if (layout == LFA_LAYOUT_PREVIOUS)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_WARNING,
+                     "%s: read as that layout; released Lance 13 and later give manifest field 22 to the fragment "
+                     "tree, and a commit by this writer moves the state to field 1022 and bit 2^52 (%s)",
+                     lfa_layout_name(layout), writer);
+  else if (layout == LFA_LAYOUT_DRAFT && (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT_DRAFT))
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_ERROR,
+                     "assignment descriptors marked by bit 256 in both words, not bit 2^52: Lance 12 reads that as "
+                     "mixed data-file versions, opens the table and commits without the state (%s)", writer);
+  else if (layout == LFA_LAYOUT_DRAFT)
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_WARNING,
+                     "%s: read as that layout, but Lance 12 spent bit 256 on mixed data-file versions and refuses "
+                     "this manifest as corrupt, and Lance 8 appends refuse but its other writes drop the state (%s)",
+                     lfa_layout_name(layout), writer);
+  else if (layout == LFA_LAYOUT_NONE && has_unknown_field(m, LFA_MANIFEST_FIELD_DESCRIPTORS))
+    lfa_findings_add(c->findings, &w, "FA-FLAG-7", LFA_SEVERITY_INFO,
+                     "manifest field %u is present but bit 2^52 is in neither feature word: it is not field "
+                     "assignment state, and is left as the writer's own field (%s)",
+                     (unsigned)LFA_MANIFEST_FIELD_DESCRIPTORS, writer);
+}
+
+/* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: the layout's marker follows the
+ * descriptors (2^52; 65536 in lfa's previous layout; the draft's writer
+ * bit 256 is checked by check_state_layout). The writer is named: a cleared bit
+ * is what an older writer leaves [FA-FLAG-6]. */
 static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m) {
   bool tracked = m->n_field_assignment_states > 0;
-  bool wbit = (m->writer_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
-  bool rbit = (m->reader_feature_flags & LFA_FLAG_FIELD_ASSIGNMENT) != 0;
-  unsigned bit = (unsigned)LFA_FLAG_FIELD_ASSIGNMENT;
+  lfa_layout layout = lfa_manifest_layout(m);
+  uint64_t bit = layout == LFA_LAYOUT_PREVIOUS ? LFA_FLAG_FIELD_ASSIGNMENT_PREVIOUS : LFA_FLAG_FIELD_ASSIGNMENT;
+  const char *name = layout == LFA_LAYOUT_PREVIOUS ? "65536" : "2^52";
+  bool wbit = (m->writer_feature_flags & bit) != 0, rbit = (m->reader_feature_flags & bit) != 0;
   char writer[160];
   vf_writer_of(writer, sizeof writer, m);
   lfa_where w = at(v);
-  bool draft = check_bit_256(c, v, m, writer);
-  if (tracked && !wbit && !draft)
+  check_bit_256(c, v, m, writer);
+  check_state_layout(c, v, m, layout, writer);
+  if (layout == LFA_LAYOUT_DRAFT) return;
+  if (tracked && !wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
-                     "%zu assignment descriptors but writer feature bit %u is clear: writers that do not keep the "
-                     "state can commit (%s)", m->n_field_assignment_states, bit, writer);
+                     "%zu assignment descriptors but writer feature bit %s is clear: writers that do not keep the "
+                     "state can commit (%s)", m->n_field_assignment_states, name, writer);
   if (!tracked && wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
-                     "writer feature bit %u is set but the manifest has no assignment descriptor (%s)", bit, writer);
+                     "writer feature bit %s is set but the manifest has no assignment descriptor (%s)", name, writer);
   if (tracked && wbit && !rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-2", LFA_SEVERITY_WARNING,
-                     "reader feature bit %u is not set: Lance 8 can open this dataset and commit without keeping "
-                     "its assignment state (it checks writer bits on append only) (%s)", bit, writer);
+                     "reader feature bit %s is not set: Lance 8 can open this dataset and commit without keeping "
+                     "its assignment state (it checks writer bits on append only) (%s)", name, writer);
   if (!tracked && rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-3", LFA_SEVERITY_ERROR,
-                     "reader feature bit %u is set but the manifest has no assignment descriptor (%s)", bit, writer);
+                     "reader feature bit %s is set but the manifest has no assignment descriptor (%s)", name, writer);
 }
 
 /* Every manifest rule. True when the model is broken: the snapshot is then
@@ -687,12 +709,14 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
                                  lfa_manifest_file *mf, const vf_version *parent, lfa_error *err) {
   lfa_error e = {0};
   const lfa_snapshot *from = parent != NULL && parent->loadable ? &parent->snap : NULL;
+  uint64_t words = mf->manifest->reader_feature_flags | mf->manifest->writer_feature_flags;
   if (lfa_snapshot_open_after(&v->snap, c->fs, c->dir, entry, mf, c->cache, from, v->same, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+    if (vf_spilled_row_ids(words, &e)) return LFA_OK; /* [FA-VERIFY-8] not checked, said as such */
     if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
         vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */
       e.rule = "FA-TXN-7";
-      lfa_error_prefix(&e, "the sidecar (transaction field 5) does not decode");
+      lfa_error_prefix(&e, "the sidecar (transaction field 1005) does not decode");
     }
     report_failure(c, at(v), &e, open_fallback(&e));
     return LFA_OK;
@@ -730,8 +754,11 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
     out->decoded = true;
     out->tracked = m->n_field_assignment_states > 0;
     broken |= check_manifest(c, out, m, parent != NULL && parent->clean ? out->same : NULL);
+    vf_check_unchecked(c, out, m, m == mf.manifest ? mf.index_section : NULL); /* [FA-VERIFY-8] */
   }
   if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, parent, err);
+  if (st == LFA_OK && out->loadable)
+    vf_check_unchecked_transaction(c, out, out->snap.file.manifest, out->snap.transaction);
   out->checking = NULL;
   lfa_field_index_free(&fields);
   lfa_pb_free(raw);

@@ -12,6 +12,7 @@
 #ifndef LFA_MANIFEST_H
 #define LFA_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,7 +97,27 @@ void lfa_field_index_free(lfa_field_index *x);
  * O(D log D). OWNERSHIP: *first is the caller's (free). */
 lfa_status lfa_manifest_first_same_field(size_t **first, const Lance__Table__Manifest *m, lfa_error *err);
 
-/* The reader rules on manifest field 22: field ids unique [FA-STORE-1] and
+/* The manifest message `body` decoded, its field assignment state read
+ * by the layout its feature words and writer select [FA-FLAG-7]: field
+ * 1022 under bit 2^52; field 22 under one of the two earlier layouts
+ * (lfa_layout_of); any other field 22 or 1022 kept as an unknown field,
+ * neither state nor an error. */
+lfa_status lfa_manifest_unpack_body(Lance__Table__Manifest **out, const uint8_t *body, size_t len, lfa_error *err);
+
+/* The layout of a decoded manifest's state: lfa_layout_of its words and
+ * writer, and for the two earlier layouts only with descriptors (without,
+ * bit 65536 or 256 is not field assignment's); LFA_LAYOUT_NONE otherwise. */
+lfa_layout lfa_manifest_layout(const Lance__Table__Manifest *m);
+
+/* True when the manifest's writer_version is Lance at `major` or later. */
+bool lfa_manifest_writer_is_lance_from(const Lance__Table__Manifest *m, unsigned major);
+
+/* True when the manifest's field 22, and its transaction's field 5, may
+ * be field assignment's earlier layouts [FA-FLAG-7]: no bit 2^52, no
+ * fragment tree bit, a writer before Lance 13. */
+bool lfa_manifest_reads_field_22(const Lance__Table__Manifest *m);
+
+/* The reader rules on the descriptors: field ids unique [FA-STORE-1] and
  * in the schema [FA-STORE-3], every root present with a non-empty path
  * [FA-STORE-4]. Order is not a reader rule (readers sort; FA-STORE-2 is for
  * writers and verifiers). */

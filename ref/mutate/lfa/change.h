@@ -66,15 +66,15 @@ void lfa_change_add_fragment_state(lfa_change *change, const lfa_table *r, const
 /* The writer feature bits this committer knows [FA-FLAG-4]: Lance's bits 1
  * to 64, whose state the reference model keeps (deletion files, stable row
  * ids, table config, base paths, data overlays), and field assignment's
- * 65536. Lance 12's 128 (covered index metadata) and 256 (mixed data-file
- * versions) it was never taught; bit 256 of a table with tracked fields is
- * the upstream draft's marker instead (FA-FLAG-7), which a commit replaces
- * by 65536. */
+ * 2^52. Lance 12's 128 (covered index metadata) and 256 (mixed data-file
+ * versions) it was never taught; bit 65536 or 256 of a table with tracked
+ * fields read by an earlier layout is that layout's marker instead
+ * (FA-FLAG-7), which a commit replaces by 2^52. */
 #define LFA_WRITER_FLAGS_KNOWN (0x7Fu | LFA_FLAG_FIELD_ASSIGNMENT)
 
 /* [FA-FLAG-5] Refuses (LFA_ERR_RULE) to commit to `t` when its writer word
- * has a bit outside LFA_WRITER_FLAGS_KNOWN (bit 256 is known only with
- * tracked fields, as the draft's marker): this committer could not keep the
+ * has a bit outside LFA_WRITER_FLAGS_KNOWN (65536 and 256 are known only
+ * with tracked fields, as an earlier layout's marker): this committer could not keep the
  * state of a feature it does not know. lfa_mutate checks R, and lfa_commit
  * checks P, the head after any rebase. */
 lfa_status lfa_check_writer_flags(const lfa_table *t, lfa_error *err);

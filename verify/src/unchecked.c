@@ -1,0 +1,117 @@
+/* unchecked.c: what a newer Lance changed that lfa cannot check from
+ * metadata alone [FA-VERIFY-8] (10§2).
+ *
+ * Each entry is a feature of a release after the two lfa is measured
+ * against (8.0.0 and 12.0.0), from upstream's published sources, since no
+ * release from 13 on installs here: lance-table feature_flags.rs (docs.rs
+ * 13.0.0, 14.0.2) and upstream's versioning document for the bits; the
+ * generated lance.table.rs and lance.transaction.rs (docs.rs 13.0.0 to
+ * 15.0.0) for manifest field 22 (fragment_tree) and the Transaction
+ * operation arm 116 (composite_operation). A version that uses one is
+ * reported as not checked for it, naming the feature and its release,
+ * and everything else is still checked. The list is deliberately small
+ * and local: the release registry may later supply the release names.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lfa/flags.h"
+
+typedef Lance__Table__Manifest Manifest;
+
+/* The newest release whose format lfa knows (its features below included). */
+static const unsigned NEWEST_KNOWN_MAJOR = 15;
+static const char NEWEST_KNOWN[] = "15.0.0";
+
+typedef struct unchecked_bit {
+  uint64_t bit;
+  const char *feature, *release, *why;
+} unchecked_bit;
+
+static const unchecked_bit BITS[] = {
+    {512, "fragment reuse with stable row ids", "13.0.0", "how a reused fragment keeps its row ids"},
+    {1024, "the fragment reuse index", "13.0.0", "the row addresses it remaps (index __lance_frag_reuse)"},
+    {2048, "spilled row lineage", "14.0.0",
+     "row ids and row versions kept as hidden data-file columns, which lfa never reads"},
+    {4096, "fragment trees", "13.0.0", "the fragments of a tree table (manifest field 22), which lfa does not walk"},
+    {8192, "independent covering fields", "13.0.0", "covering fields that are no suffix of the schema"},
+    {16384, "managed blobs", "14.0.0", "blob storage the manifest points at"},
+};
+
+/* Every bit some release lfa knows defines, in either word: Lance's up to
+ * 256, the features above, field assignment's marker, and 65536 where
+ * lfa's previous layout makes it field assignment's. */
+static uint64_t known_bits(const Manifest *m) {
+  uint64_t known = 0x1FFu | LFA_FLAG_FIELD_ASSIGNMENT;
+  for (size_t i = 0; i < sizeof BITS / sizeof BITS[0]; i++) known |= BITS[i].bit;
+  if (lfa_manifest_layout(m) == LFA_LAYOUT_PREVIOUS) known |= LFA_FLAG_FIELD_ASSIGNMENT_PREVIOUS;
+  return known;
+}
+
+static void not_checked(const vf_ctx *c, const vf_version *v, const char *writer, const char *what,
+                        const char *release, const char *why) {
+  lfa_where w = {.version = v->version, .file = v->manifest_path};
+  lfa_findings_add(c->findings, &w, "FA-VERIFY-8", LFA_SEVERITY_INFO,
+                   "not checked: %s (Lance %s): %s; the rest of the version is checked (%s)", what, release, why,
+                   writer);
+}
+
+static bool has_unknown(const ProtobufCMessage *m, uint32_t field) {
+  for (unsigned i = 0; i < m->n_unknown_fields; i++)
+    if (m->unknown_fields[i].tag == field) return true;
+  return false;
+}
+
+void vf_check_unchecked(const vf_ctx *c, const vf_version *v, const Manifest *m,
+                        const Lance__Table__IndexSection *indices) {
+  char writer[160];
+  vf_writer_of(writer, sizeof writer, m);
+  uint64_t words = m->reader_feature_flags | m->writer_feature_flags;
+  for (size_t i = 0; i < sizeof BITS / sizeof BITS[0]; i++)
+    if (words & BITS[i].bit) not_checked(c, v, writer, BITS[i].feature, BITS[i].release, BITS[i].why);
+  bool tree_field = lfa_manifest_writer_is_lance_from(m, LFA_LANCE_MAJOR_FIELD_22) &&
+                    has_unknown(&m->base, LFA_MANIFEST_FIELD_DESCRIPTORS_BEFORE);
+  if (tree_field && !(words & LFA_LANCE_FLAG_FRAGMENT_TREE))
+    not_checked(c, v, writer, "fragment trees", "13.0.0",
+                "manifest field 22 is this writer's fragment tree, whose fragments lfa does not walk");
+  for (size_t i = 0; indices != NULL && i < indices->n_indices; i++)
+    if (indices->indices[i]->name != NULL && strcmp(indices->indices[i]->name, "__lance_frag_reuse") == 0 &&
+        !(words & 1024)) /* the bit said it already */
+      not_checked(c, v, writer, "the fragment reuse index", "13.0.0",
+                  "the row addresses index __lance_frag_reuse remaps");
+  uint64_t unknown = words & ~known_bits(m);
+  if (unknown != 0) {
+    char what[96], release[32];
+    snprintf(what, sizeof what, "feature bits 0x%" PRIx64 ", which no release up to %s defines", unknown, NEWEST_KNOWN);
+    snprintf(release, sizeof release, "after %s", NEWEST_KNOWN);
+    not_checked(c, v, writer, what, release, "the features they mark");
+  }
+  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
+  if (lfa_manifest_writer_is_lance_from(m, NEWEST_KNOWN_MAJOR + 1)) {
+    char what[160];
+    snprintf(what, sizeof what, "what Lance %s changed after %s", wv->version, NEWEST_KNOWN);
+    not_checked(c, v, writer, what, wv->version, "the version is checked for what the releases lfa knows define");
+  }
+}
+
+void vf_check_unchecked_transaction(const vf_ctx *c, const vf_version *v, const Manifest *m,
+                                    const Lance__Table__Transaction *t) {
+  enum { COMPOSITE_OPERATION = 116 }; /* Transaction V2's arm, lance.transaction.rs of 15.0.0 */
+  if (t == NULL || !has_unknown(&t->base, COMPOSITE_OPERATION)) return;
+  char writer[160];
+  vf_writer_of(writer, sizeof writer, m);
+  not_checked(c, v, writer, "a Transaction V2 composite operation (transaction field 116)", "15.0.0",
+              "its actions are not replayed, so the commit's transition rules are not applied");
+}
+
+bool vf_spilled_row_ids(uint64_t words, const lfa_error *e) {
+  /* Lance 14's spilled row lineage keeps a fragment's row ids in its data
+   * files: no inline or external sequence is then the layout, not a fault,
+   * and what the ids would have shown is not checked (the bit's own
+   * finding says so; the version is not loadable, so its commit is not
+   * checked either, FA-VERIFY-5). */
+  return (words & 2048) != 0 && e->status == LFA_ERR_RULE && e->rule != NULL && strcmp(e->rule, "FA-LANCE-7") == 0 &&
+         strstr(e->msg, "has no row id sequence") != NULL;
+}
