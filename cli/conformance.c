@@ -393,13 +393,15 @@ static void run_adapter(suite_run *r, lfa_conformance_case *c, const case_paths 
     snprintf(c->message, sizeof c->message, "the adapter ran past %u s%s and was killed; its last line: %s", timeout,
              timeout < r->a->timeout ? " (what the suite deadline left)" : "", line);
   } else if (!abnormal_exit(c, status, p, c->scenario.n_steps)) {
+    /* unusable observations are a verdict; the verifier's findings still
+     * come with it, since they may name the real fault */
     if (lfa_observations_load(&c->observations, p->obs, c->scenario.n_steps, &err) != LFA_OK) {
       c->verdict = LFA_VERDICT_FAIL;
       snprintf(c->message, sizeof c->message, "unusable observations: %s", err.msg);
     } else {
       c->has_observations = true;
-      lfa_conformance_judge_case(c, p->dataset);
     }
+    lfa_conformance_judge_case(c, p->dataset);
   }
 }
 
