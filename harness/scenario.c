@@ -495,7 +495,7 @@ static lfa_status parse_step(lfa_scenario_step *out, ctx *c, const lfa_json *v, 
                        step);
   if (st == LFA_OK && form->op == LFA_OP_RESTORE && !(seen & K_VERSION) == !(seen & K_TO_STEP))
     st = lfa_json_fail(c->err, LFA_ERR_FORMAT, v,
-                       "%s: restore needs one of \"to_step\" (the version a step committed) and \"version\" (a "
+                       "%s: restore needs exactly one of \"to_step\" (the version a step committed) or \"version\" (a "
                        "number, for a version that does not exist)",
                        step);
   return st;
