@@ -340,14 +340,8 @@ static void judge_steps(lfa_conformance_case *c, const char *dataset) {
  * for a case that already failed (at a step, or on unusable observations),
  * as evidence beside its message. */
 static void verify_case(lfa_conformance_case *c, const char *dataset) {
-  const lfa_observations *obs = &c->observations;
-  bool committed = c->has_observations && obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
   bool failed = c->verdict == LFA_VERDICT_FAIL; /* at a step: that message stays */
-  if (!lfa_fs_is_dir(dataset)) {
-    if (committed && !failed) c->verdict = LFA_VERDICT_FAIL;
-    if (committed && !failed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
-    return;
-  }
+  if (!lfa_fs_is_dir(dataset)) return;
   lfa_verify_result res;
   lfa_error err = {0};
   lfa_status st = lfa_verify_dataset(&res, dataset, NULL, &err);
@@ -374,6 +368,13 @@ static void verify_case(lfa_conformance_case *c, const char *dataset) {
 }
 
 void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset) {
+  const lfa_observations *obs = &c->observations;
+  bool committed = c->has_observations && obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
+  if (committed && !lfa_fs_is_dir(dataset)) { /* nothing to read or verify: say so, not what reading it says */
+    c->verdict = LFA_VERDICT_FAIL;
+    snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
+    return;
+  }
   if (c->has_observations) judge_steps(c, dataset);
   verify_case(c, dataset);
 }
