@@ -39,7 +39,7 @@ static verified summary_counts(const suite_run *r) {
 static void print_summary(const suite_run *r, const tally *t, const char *prefix) {
   verified v = summary_counts(r);
   printf("%s%zu steps behaved as expected, %zu checks held on disk and in the writer's observations, %zu versions "
-         "verified (%zu error findings, %zu warnings)\n",
+         "verified (error findings: %zu, warnings: %zu)\n",
          prefix, v.steps, v.checks, v.versions, v.errors, v.warnings);
   printf("%sconformance: %zu scenarios against ", prefix, r->n_cases), lfa_put_text(stdout, conf_adapter_name(r));
   printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, %zu crashed, %zu timed out, "
@@ -90,8 +90,8 @@ void conf_print_text(const suite_run *r, const tally *t) {
     if (v == LFA_VERDICT_NOT_RUN) not_run = not_run ? not_run : c->message;
     if (conf_is_pass(v) && !c->listed && c->findings.count > 0) {
       printf("WARN  "), lfa_put_text(stdout, c->name);
-      printf(": %s with %zu verifier warning%s\n", lfa_conformance_verdict_name(v), c->findings.count,
-             c->findings.count == 1 ? "" : "s");
+      printf(": %s, with %zu verifier finding%s (%zu warning%s)\n", lfa_conformance_verdict_name(v), c->findings.count,
+             c->findings.count == 1 ? "" : "s", c->warnings, c->warnings == 1 ? "" : "s");
       print_findings(c);
     }
     if ((conf_is_pass(v) && !c->listed) || v == LFA_VERDICT_NOT_RUN) continue;
