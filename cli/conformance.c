@@ -5,8 +5,10 @@
  * --filter), the runner makes an empty directory, starts the adapter with
  * the scenario file and that directory, waits for it (bounded by
  * --timeout), reads the observations it wrote, judges them step by step
- * with the rule `lfa run` uses (lfa_conformance_judge), and verifies the
- * dataset it left with lfa's verifier. One verdict per scenario
+ * with the rule `lfa run` uses (lfa_conformance_judge: each checked
+ * version's bytes, read back with lfa's reader, against the scenario, then
+ * the observation against the bytes), and verifies the dataset it left
+ * with lfa's verifier. One verdict per scenario
  * (lfa_conformance_case): pass, refused as expected (a pass in which the
  * writer turned down what it had to), fail, crash, timeout, skipped,
  * invalid (the scenario file is unusable), not run (--max-failures or

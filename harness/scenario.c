@@ -11,7 +11,11 @@
  * by step, what happened with what the author expected: the outcome
  * (committed, refused, conflict), the rule a refusal names, and the state
  * after the step (live keys, tracked fields, assigned keys per field),
- * which is read from the head table by logical key. */
+ * which is read back from the bytes the history wrote, by logical key,
+ * and compared with the check; the head table in memory is then compared
+ * with those bytes. Versions a step names (read_step, a restore's
+ * to_step) are named by the step that committed them, so a writer that
+ * commits more than one version for a step is judged alike. */
 #include "lfa/scenario.h"
 
 #include <inttypes.h>

@@ -6,13 +6,17 @@
  * writer, leaves the dataset at OUT/dataset, and writes OUT/observations.json:
  * what happened at each step (committed, refused, conflict) and, at each
  * step whose scenario entry carries a check, what its own reader returns
- * for the live rows, the tracked fields and is_assigned. The runner judges
- * the observations against the scenario's expectations with the rule
- * `lfa run` uses (lfa_scenario_judge), then verifies the dataset.
+ * for the live rows, the tracked fields and is_assigned, with the version
+ * observed and the writer's key map. The runner reads each checked version
+ * from the dataset with lfa's reader, names its rows by that key map, and
+ * judges those bytes against the scenario's expectations and then the
+ * observation against the bytes, with the rule `lfa run` uses
+ * (lfa_scenario_judge); then it verifies the dataset.
  *
- * This file is the part both sides share: reading observations, judging
- * them, and the reference adapter's way of observing, which reads the
- * written version back from disk.
+ * This file is the runner's side: reading observations, judging them with
+ * the bytes, and one scenario's verdict. Reading a version back by key is
+ * lfa_scenario_observe_disk (scenario.h), which the reference adapter
+ * observes with too.
  */
 #ifndef LFA_CONFORMANCE_H
 #define LFA_CONFORMANCE_H
