@@ -211,4 +211,19 @@ assert d[\"scenario\"].endswith(\"rowz.json\") and \"unknown key \\\"rowz\\\"\" 
 assert d[\"error\"][\"status\"] == \"format\", d
 ' && test ! -e '$tmp/never'"
 
+# ---- the bytes judged -----------------------------------------------------------------
+# lfa run reads each checked version back from OUT_DIR: a deletion file that
+# vanishes as soon as it is written (tests/vanish_preload.c) fails the check
+# of the version that needs it, on disk. delete_changes_no_state's step 2
+# deletes key 3 from fragment 0 at version 3; with seed 0 its deletion file
+# is _deletions/0-2-3.arrow (fragment 0, read version 2, id 3: 02§4).
+vanish=$(dirname "$lfa")/liblfa_test_vanish.so
+if [ -e "$vanish" ]; then
+  check "a check is judged on the bytes the run wrote" bash -c "
+    env LD_PRELOAD='$vanish' LFA_TEST_VANISH=0-2-3.arrow ASAN_OPTIONS=\${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+      '$lfa' run conformance/scenarios/delete_changes_no_state.json '$(out)' >'$tmp/vanish.out' 2>'$tmp/vanish.err'
+    test \$? -eq 1 && grep -qF 'step 2 (delete, line 25): on disk: lfa'\\''s reader cannot read what the writer wrote: version 3: fragment 0: _deletions/0-2-3.arrow: ' '$tmp/vanish.err'"
+else
+  echo "skipped: the bytes judged ($vanish is not built)"
+fi
 finish
