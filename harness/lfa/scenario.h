@@ -55,7 +55,7 @@ typedef struct lfa_scenario_check {
 /* A step names an earlier version by the step that committed it, never by
  * its number, so a writer that commits more versions than one per step
  * (extra ReserveFragments, say) is judged alike (SCENARIOS.md). */
-enum { LFA_SCENARIO_HEAD = SIZE_MAX };
+#define LFA_SCENARIO_HEAD SIZE_MAX
 
 typedef struct lfa_scenario_step {
   lfa_request request; /* a restore's request.version is set from to_step when the step runs */
