@@ -82,14 +82,14 @@ static void put_key_map(json_writer *w, const lfa_table *head) {
 
 /* Applies step i and records it; observes from disk when it has a check
  * (every step with `observe_all`). */
-static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const char *dataset,
-                           bool observe_all, lfa_error *err) {
+static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const uint64_t *left,
+                           const char *dataset, bool observe_all, lfa_error *err) {
   const lfa_scenario_step *step = &s->steps[i];
   lfa_error e = {0};
-  if (step->read_version > h->count)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "step %zu: read_version %" PRIu64 " is past the head (version %zu)", i,
-                    step->read_version, h->count);
-  lfa_status st = lfa_history_apply(h, &step->request, step->read_version, &e);
+  lfa_request req;
+  uint64_t read_version;
+  lfa_scenario_resolve(&req, &read_version, s, i, left); /* steps named by step, as versions of this writer */
+  lfa_status st = lfa_history_apply(h, &req, read_version, &e);
   const char *outcome = st == LFA_OK                                  ? "ok"
                         : st == LFA_ERR_USAGE || st == LFA_ERR_RULE ? "refused"
                         : st == LFA_ERR_CONFLICT                     ? "conflict"
@@ -106,7 +106,10 @@ static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s
   if ((step->has_check || observe_all) && h->count > 0) {
     lfa_arena arena = {0};
     lfa_scenario_check got;
-    st = lfa_conformance_observe_disk(&got, &arena, dataset, h->count, lfa_history_head(h), err);
+    lfa_scenario_fragment_keys *map;
+    size_t n = 0;
+    st = lfa_scenario_key_map(&map, &n, &arena, lfa_history_head(h), err);
+    if (st == LFA_OK) st = lfa_scenario_observe_disk(&got, &arena, NULL, dataset, h->count, map, n, err);
     if (st == LFA_OK) put_observed(w, &got);
     else lfa_error_prefix(err, "step %zu", i);
     lfa_arena_free(&arena);
@@ -123,7 +126,13 @@ static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset,
   json_open_object(&w, NULL);
   json_string(&w, "adapter", "lfa reference writer");
   json_open_array(&w, "steps");
-  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) st = run_step(&w, &h, s, i, dataset, observe_all, err);
+  uint64_t *left = calloc(s->n_steps + 1, sizeof *left); /* the head after each step */
+  if (left == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) {
+    st = run_step(&w, &h, s, i, left, dataset, observe_all, err);
+    left[i] = h.count;
+  }
+  free(left);
   json_close_array(&w);
   json_close_object(&w);
   json_finish(&w);

@@ -5,8 +5,10 @@
  * --filter), the runner makes an empty directory, starts the adapter with
  * the scenario file and that directory, waits for it (bounded by
  * --timeout), reads the observations it wrote, judges them step by step
- * with the rule `lfa run` uses (lfa_conformance_judge), and verifies the
- * dataset it left with lfa's verifier. One verdict per scenario
+ * with the rule `lfa run` uses (lfa_conformance_judge: each checked
+ * version's bytes, read back with lfa's reader, against the scenario, then
+ * the observation against the bytes), and verifies the dataset it left
+ * with lfa's verifier. One verdict per scenario
  * (lfa_conformance_case): pass, refused as expected (a pass in which the
  * writer turned down what it had to), fail, crash, timeout, skipped,
  * invalid (the scenario file is unusable), not run (--max-failures or
@@ -53,10 +55,11 @@ static const char HELP[] =
     "(through /bin/sh, so CMD may carry arguments). It executes the steps with\n"
     "its writer, leaves the dataset in OUT_DIR/dataset, and writes\n"
     "OUT_DIR/observations.json: each step's outcome and, after each step with a\n"
-    "check, the live rows, tracked fields and is_assigned its reader returns.\n"
-    "Exit 77 means \"skipped\" (a capability the writer lacks). The runner then\n"
-    "compares the observations with the scenario's expectations and verifies\n"
-    "the dataset (every error finding of `lfa verify` fails the scenario).\n"
+    "check, the live rows, tracked fields and is_assigned its reader returns,\n"
+    "with its version and key map (\"rows\"). Exit 77 means \"skipped\". The runner\n"
+    "reads each checked version from OUT_DIR/dataset with lfa's reader (rows by\n"
+    "that key map), judges the bytes against the scenario, then the observation\n"
+    "against the bytes, and verifies the dataset (any error finding fails).\n"
     "Without --adapter, the reference writer is used (`lfa adapter`), which\n"
     "observes by reading its dataset back from disk. Protocol and file format:\n"
     "conformance/README.md; JSON Schemas: conformance/schema/.\n"
@@ -93,8 +96,8 @@ static const char HELP[] =
     "While it runs, one line per scenario on stderr as it finishes: its number,\n"
     "verdict, name and time. Text output (stdout): one line per scenario that\n"
     "did not pass, naming the step, its line in the scenario file and what\n"
-    "differed (rows by key), each verifier finding below it, the kept folders\n"
-    "of failing scenarios, then a summary:\n"
+    "differed (rows by key), each verifier finding below it (also of a pass:\n"
+    "WARN), the kept folders of failing scenarios, then a summary:\n"
     "  conformance: 3 scenarios against CMD: 2 passed (1 refused as expected),\n"
     "  1 failed, 0 skipped, 0 crashed, 0 timed out, 0 expected failures,\n"
     "  0 stale, 0 invalid, 0 not run\n"
@@ -393,13 +396,15 @@ static void run_adapter(suite_run *r, lfa_conformance_case *c, const case_paths 
     snprintf(c->message, sizeof c->message, "the adapter ran past %u s%s and was killed; its last line: %s", timeout,
              timeout < r->a->timeout ? " (what the suite deadline left)" : "", line);
   } else if (!abnormal_exit(c, status, p, c->scenario.n_steps)) {
+    /* unusable observations are a verdict; the verifier's findings still
+     * come with it, since they may name the real fault */
     if (lfa_observations_load(&c->observations, p->obs, c->scenario.n_steps, &err) != LFA_OK) {
       c->verdict = LFA_VERDICT_FAIL;
       snprintf(c->message, sizeof c->message, "unusable observations: %s", err.msg);
     } else {
       c->has_observations = true;
-      lfa_conformance_judge_case(c, p->dataset);
     }
+    lfa_conformance_judge_case(c, p->dataset);
   }
 }
 

@@ -17,19 +17,30 @@ static const char STALE[] = "listed as an expected failure, but it passes";
 /* The one-line reason of a case that did not simply pass. */
 static const char *reason(const lfa_conformance_case *c) { return conf_is_pass(c->verdict) ? STALE : c->message; }
 
-static void summary_counts(const suite_run *r, size_t *steps, size_t *checks, size_t *versions) {
-  *steps = *checks = *versions = 0;
-  for (size_t i = 0; i < r->n_cases; i++)
-    *steps += r->cases[i].steps, *checks += r->cases[i].checks, *versions += r->cases[i].versions;
+/* What the run verified, summed over its scenarios: steps that behaved,
+ * checks that held (on disk and in the writer's observation), versions
+ * the verifier read and what it found in them. */
+typedef struct verified {
+  size_t steps, checks, versions, errors, warnings;
+} verified;
+
+static verified summary_counts(const suite_run *r) {
+  verified v = {0};
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const lfa_conformance_case *c = &r->cases[i];
+    v.steps += c->steps, v.checks += c->checks, v.versions += c->versions;
+    v.errors += c->errors, v.warnings += c->warnings;
+  }
+  return v;
 }
 
 /* The closing lines every text-like report ends with; `prefix` is "# "
  * for TAP. */
 static void print_summary(const suite_run *r, const tally *t, const char *prefix) {
-  size_t steps, checks, versions;
-  summary_counts(r, &steps, &checks, &versions);
-  printf("%s%zu steps behaved as expected, %zu checks of is_assigned held, %zu versions verified\n", prefix, steps,
-         checks, versions);
+  verified v = summary_counts(r);
+  printf("%s%zu steps behaved as expected, %zu checks held on disk and in the writer's observations, %zu versions "
+         "verified (error findings: %zu, warnings: %zu)\n",
+         prefix, v.steps, v.checks, v.versions, v.errors, v.warnings);
   printf("%sconformance: %zu scenarios against ", prefix, r->n_cases), lfa_put_text(stdout, conf_adapter_name(r));
   printf(": %zu passed (%zu refused as expected), %zu failed, %zu skipped, %zu crashed, %zu timed out, "
          "%zu expected failures, %zu stale, %zu invalid, %zu not run\n",
@@ -67,15 +78,22 @@ static void print_unknown_listed(const suite_run *r, const char *prefix) {
 }
 
 /* One line per scenario that did not simply pass, and its message, then
- * every verifier finding below it. A name is a file name of the suite:
- * any bytes, shown escaped like the message. Scenarios not run are one
- * line together. */
+ * every verifier finding below it; a pass with verifier warnings is a
+ * WARN line with its warnings. A name is a file name of the suite: any
+ * bytes, shown escaped like the message. Scenarios not run are one line
+ * together. */
 void conf_print_text(const suite_run *r, const tally *t) {
   const char *not_run = NULL;
   for (size_t i = 0; i < r->n_cases; i++) {
     const lfa_conformance_case *c = &r->cases[i];
     lfa_conformance_verdict v = c->verdict;
     if (v == LFA_VERDICT_NOT_RUN) not_run = not_run ? not_run : c->message;
+    if (conf_is_pass(v) && !c->listed && c->findings.count > 0) {
+      printf("WARN  "), lfa_put_text(stdout, c->name);
+      printf(": %s, with %zu verifier finding%s (%zu warning%s)\n", lfa_conformance_verdict_name(v), c->findings.count,
+             c->findings.count == 1 ? "" : "s", c->warnings, c->warnings == 1 ? "" : "s");
+      print_findings(c);
+    }
     if ((conf_is_pass(v) && !c->listed) || v == LFA_VERDICT_NOT_RUN) continue;
     fputs(conf_is_pass(v)                 ? "FAIL  "
           : v == LFA_VERDICT_SKIPPED      ? "SKIP  "
@@ -256,6 +274,7 @@ static void json_case(json_writer *w, const lfa_conformance_case *c) {
   json_u64(w, "milliseconds", (uint64_t)(c->seconds * 1000 + 0.5));
   json_string(w, "message", conf_is_pass(c->verdict) && !c->listed ? NULL : reason(c));
   json_failing_step(w, c);
+  json_string(w, "disagreement", c->disagreement[0] ? c->disagreement : NULL);
   json_open_array(w, "findings");
   for (size_t i = 0; i < c->findings.count; i++) json_finding(w, c, &c->findings.items[i]);
   json_close_array(w);
@@ -264,8 +283,7 @@ static void json_case(json_writer *w, const lfa_conformance_case *c) {
 }
 
 static void json_summary(json_writer *w, const suite_run *r, const tally *t) {
-  size_t steps, checks, versions;
-  summary_counts(r, &steps, &checks, &versions);
+  verified v = summary_counts(r);
   json_open_object(w, "summary");
   json_u64(w, "scenarios", r->n_cases);
   json_u64(w, "passed", t->passed);
@@ -278,9 +296,11 @@ static void json_summary(json_writer *w, const suite_run *r, const tally *t) {
   json_u64(w, "stale", t->stale);
   json_u64(w, "invalid", t->invalid);
   json_u64(w, "not_run", t->not_run);
-  json_u64(w, "steps", steps);
-  json_u64(w, "checks", checks);
-  json_u64(w, "versions", versions);
+  json_u64(w, "steps", v.steps);
+  json_u64(w, "checks", v.checks);
+  json_u64(w, "versions", v.versions);
+  json_u64(w, "errors", v.errors);
+  json_u64(w, "warnings", v.warnings);
   json_close_object(w);
 }
 

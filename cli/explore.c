@@ -212,8 +212,14 @@ static void json_check(json_writer *w, const lfa_scenario_check *c) {
   json_close_object(w);
 }
 
-/* The request keys a step of `q->op` takes (conformance/SCENARIOS.md), those not at their defaults. */
-static void json_request(json_writer *w, const lfa_request *q) {
+/* The step that committed version `v` of the explored history, named by
+ * step as scenarios name versions (SCENARIOS.md); SIZE_MAX: none did. */
+static size_t step_of(const size_t *committer, size_t n, uint64_t v) { return v < n ? committer[v] : SIZE_MAX; }
+
+/* The request keys a step of `q->op` takes (conformance/SCENARIOS.md), those
+ * not at their defaults; a restore's target named by the step that
+ * committed it (`committer`, by version), by number when no step did. */
+static void json_request(json_writer *w, const lfa_request *q, const size_t *committer, size_t n) {
   lfa_op op = q->op;
   bool rows = op == LFA_OP_APPEND || op == LFA_OP_UPDATE || op == LFA_OP_MERGE_INSERT || op == LFA_OP_DELETE ||
               op == LFA_OP_OVERLAY || op == LFA_OP_OVERWRITE;
@@ -235,7 +241,9 @@ static void json_request(json_writer *w, const lfa_request *q) {
   if (op == LFA_OP_RENAME) json_string(w, "new_name", q->new_name);
   if (op == LFA_OP_CAST) json_string(w, "new_type", q->new_type);
   if (op == LFA_OP_REPLACE || op == LFA_OP_OVERLAY) json_u64(w, "fragment_id", q->fragment_id);
-  if (op == LFA_OP_RESTORE) json_u64(w, "version", q->version);
+  size_t to = op == LFA_OP_RESTORE ? step_of(committer, n, q->version) : SIZE_MAX;
+  if (op == LFA_OP_RESTORE && to != SIZE_MAX) json_u64(w, "to_step", to);
+  else if (op == LFA_OP_RESTORE) json_u64(w, "version", q->version);
   if (op == LFA_OP_CLONE && q->deep) json_bool(w, "deep", true);
 }
 
@@ -258,6 +266,9 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
   ej_instance *j = ej_open(&ctx);
   lfa_error err = {0};
   bool ok = j && lfa_history_open(&h, NULL, 0, &err) == LFA_OK;
+  size_t n_versions = r->n_moves + 2, *committer = lfa_arena_array(arena, n_versions, sizeof *committer);
+  for (size_t v = 0; committer != NULL && v < n_versions; v++) committer[v] = SIZE_MAX;
+  ok = ok && committer != NULL;
   for (size_t i = 0; ok && i < r->n_moves; i++) {
     const lfa_explore_move *m = &r->moves[i];
     lfa_request q;
@@ -282,12 +293,14 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
       json_open_array(w, "steps");
     } else {
       json_open_object(w, NULL);
-      json_request(w, &q);
-      if (m->read_version) json_u64(w, "read_version", m->read_version);
+      json_request(w, &q, committer, n_versions);
+      if (m->read_version) json_u64(w, "read_step", step_of(committer, n_versions, m->read_version));
       if (ok) json_expectation(w, &p, m->read_version != 0, &c);
       json_close_object(w);
     }
+    size_t before = h.count;
     if (m->read_version == 0) (void)lfa_history_apply(&h, &q, 0, &err); /* for the next step's structure */
+    if (h.count > before && h.count < n_versions) committer[h.count] = i;
   }
   json_close_array(w);
   if (j) lfa_history_close(&h), ej_close(&ctx, j);

@@ -3,8 +3,9 @@
  * the protocol (conformance/README.md, "Adapter protocol"): checks after
  * steps, refusals followed by further steps, a conflict built against an
  * older version, nested fields with stable row ids. Each protocol mistake
- * is explained in plain words; a writer that behaves differently from the
- * spec but follows the protocol is no mistake here (the suite judges it). */
+ * is explained in plain words, observations that differ from the bytes the
+ * adapter left included; a writer that behaves differently from the spec
+ * but reports it truly is no mistake here (the suite judges it). */
 #define _XOPEN_SOURCE 700 /* strdup */
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,9 +103,13 @@ static void explain_steps(explainer *x, const lfa_conformance_case *c) {
             unobserved, unobserved == 1 ? "" : "s", unobserved == 1 ? "s" : "ve", unobserved == 1 ? "its" : "their", a);
   if (strstr(c->message, "the adapter left no dataset") != NULL)
     mistake(x, "it left no dataset in %s%s", "OUT_DIR/dataset", ": the runner verifies the files the writer wrote");
-  bool key_map = false;
-  for (size_t i = 0; i < o->n_steps; i++) key_map |= o->steps[i].n_fragments > 0;
-  if (!key_map) printf("  (optional: a key map per step, \"rows\", lets verifier findings name rows by key)\n");
+  /* "observed" is what the writer's reader returns for the bytes it left:
+   * an adapter that reports its writer's model instead is judged by
+   * another state than the one every other reader sees */
+  if (c->disagreement[0] != '\0')
+    mistake(x, "its observations are not what its dataset holds (%s): report what the writer's own reader returns "
+               "when it reads that version back from OUT_DIR/dataset, not what the writer meant to write",
+            c->disagreement);
 }
 
 static size_t explain(const lfa_conformance_case *c) {

@@ -1176,15 +1176,15 @@ static void seeds_of_json(ctx *c, const char *scenarios) {
        "{\"op\": \"replace\", \"fragment_id\": 0, \"fields\": [\"c\"]},"
        "{\"op\": \"compact\"},"
        "{\"op\": \"drop\", \"fields\": [\"c\"]},"
-       "{\"op\": \"restore\", \"version\": 2},"
+       "{\"op\": \"restore\", \"to_step\": 1},"
        "{\"op\": \"overwrite\", \"new_fields\": [{\"path\": \"id\", \"type\": \"int64\"}], \"rows\": [7]},"
        "{\"op\": \"clone\", \"deep\": true},"
        "{\"op\": \"create_index\"},"
-       "{\"op\": \"update_config\", \"read_version\": 1, \"expect\": \"conflict\"}"
+       "{\"op\": \"update_config\", \"read_step\": 0, \"expect\": \"conflict\"}"
        "]}"},
-      {"scenario-read-version-past-head.json",
+      {"scenario-read-step-past-the-steps.json",
        "{\"name\": \"s\", \"setup\": {\"fields\": [{\"path\": \"id\", \"type\": \"int64\"}], \"rows\": [1]}, "
-       "\"steps\": [{\"op\": \"delete\", \"rows\": [1], \"read_version\": 9}]}"},
+       "\"steps\": [{\"op\": \"delete\", \"rows\": [1], \"read_step\": 9}]}"},
       {"scenario-refused-unknown-key.json",
        "{\"name\": \"s\", \"setup\": {\"fields\": [], \"rows\": []}, \"steps\": [], \"extra\": 1}"},
   };

@@ -71,7 +71,7 @@ static lfa_status observed_state(lfa_scenario_check *out, lfa_arena *arena, cons
 }
 
 /* One fragment of a key map: {"fragment": ID, "keys": [key by offset]}. */
-static lfa_status key_map_entry(lfa_observed_fragment *out, lfa_arena *arena, const lfa_json *v, const char *what,
+static lfa_status key_map_entry(lfa_scenario_fragment_keys *out, lfa_arena *arena, const lfa_json *v, const char *what,
                                 lfa_error *err) {
   static const char *const KEYS[] = {"fragment", "keys"};
   lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, what, err);
@@ -88,13 +88,14 @@ static lfa_status key_map_entry(lfa_observed_fragment *out, lfa_arena *arena, co
   return st;
 }
 
-/* The adapter's key map of the version a step left (lfa_observed_fragment):
- * the count is bounded by the document's size, which the reader bounds. */
+/* The adapter's key map of the version a step left: the count is bounded
+ * by the document's size, which the reader bounds. */
 static lfa_status key_map(lfa_observed_step *out, lfa_arena *arena, const lfa_json *v, const char *what,
                           lfa_error *err) {
   lfa_status st = lfa_json_want(v, LFA_JSON_ARRAY, what, err);
   out->fragments = st == LFA_OK ? lfa_arena_array(arena, v->count + 1, sizeof *out->fragments) : NULL;
   if (st == LFA_OK && out->fragments == NULL) return nomem(err);
+  out->has_rows = st == LFA_OK;
   for (size_t i = 0; st == LFA_OK && i < v->count; i++, out->n_fragments = i)
     st = key_map_entry(&out->fragments[i], arena, &v->items[i], what, err);
   return st;
@@ -132,6 +133,13 @@ static lfa_status observed_step(lfa_observed_step *out, lfa_arena *arena, const 
   snprintf(sub, sizeof sub, "%s.rows", what);
   const lfa_json *j_rows = lfa_json_find(v, "rows");
   if (st == LFA_OK && j_rows != NULL) st = key_map(out, arena, j_rows, sub, err);
+  /* The runner reads the observed version's bytes by key: an observation
+   * says which version it is of, and how its rows are keyed. */
+  if (st == LFA_OK && out->has_observed && (!out->has_version || !out->has_rows))
+    st = lfa_json_fail(err, LFA_ERR_FORMAT, j_observed,
+                       "%s has \"observed\" without %s: the runner reads that version from disk, its rows named by "
+                       "the key map",
+                       what, !out->has_version ? "\"version\"" : "\"rows\" (the key map)");
   return st;
 }
 
@@ -188,7 +196,22 @@ void lfa_observations_free(lfa_observations *obs) {
 
 /* ---- judging ------------------------------------------------------------------------------ */
 
-static void judge_step(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_observed_step *o) {
+/* What the bytes of the version a checked step names hold, read with
+ * lfa's reader through the adapter's key map; NULL with `unreadable` set
+ * when they cannot be read. Memory is the only error. */
+static lfa_status read_bytes(const lfa_scenario_check **out, lfa_scenario_check *state, char *unreadable, size_t cap,
+                             lfa_arena *arena, const char *dataset, const lfa_observed_step *o, lfa_error *err) {
+  lfa_error e = {0};
+  *out = NULL;
+  lfa_status st = lfa_scenario_observe_disk(state, arena, NULL, dataset, o->version, o->fragments, o->n_fragments, &e);
+  if (st == LFA_ERR_NOMEM) return *err = e, st;
+  if (st == LFA_OK) *out = state;
+  else snprintf(unreadable, cap, "%s", e.msg);
+  return LFA_OK;
+}
+
+static lfa_status judge_step(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_observed_step *o,
+                             const char *dataset, lfa_error *err) {
   r->outcome = o->outcome;
   r->head = o->has_version ? o->version : 0;
   r->rule = o->rule;
@@ -196,11 +219,22 @@ static void judge_step(lfa_scenario_result *r, const lfa_scenario_step *step, co
   lfa_scenario_step judged = *step;
   if (o->rule == NULL && o->outcome == step->expect)
     judged.expect_rule = NULL; /* the writer names no rule: the outcome decides */
-  lfa_scenario_judge(r, &judged, o->has_observed ? &o->observed : NULL);
+  lfa_arena arena = {0};
+  lfa_scenario_check bytes;
+  const lfa_scenario_check *on_disk = NULL;
+  char unreadable[LFA_ERROR_MSG_MAX] = "";
+  lfa_status st = step->has_check && o->has_observed
+                      ? read_bytes(&on_disk, &bytes, unreadable, sizeof unreadable, &arena, dataset, o, err)
+                      : LFA_OK;
+  if (st == LFA_OK)
+    lfa_scenario_judge(r, &judged, o->has_observed ? &o->observed : NULL, on_disk,
+                       on_disk == NULL && unreadable[0] ? unreadable : NULL);
+  lfa_arena_free(&arena);
+  return st;
 }
 
 lfa_status lfa_conformance_judge(lfa_scenario_report *out, const lfa_scenario *s, const lfa_observations *obs,
-                                 lfa_error *err) {
+                                 const char *dataset, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->results = calloc(s->n_steps + 1, sizeof *out->results);
   if (out->results == NULL) return nomem(err);
@@ -212,48 +246,12 @@ lfa_status lfa_conformance_judge(lfa_scenario_report *out, const lfa_scenario *s
                i == 0 ? "before the setup" : "after the step before");
       return LFA_OK;
     }
-    judge_step(r, &s->steps[i], &obs->steps[i]);
+    lfa_status st = judge_step(r, &s->steps[i], &obs->steps[i], dataset, err);
+    if (st != LFA_OK) return st;
     if (!r->passed) return LFA_OK;
   }
   out->passed = true;
   return LFA_OK;
-}
-
-/* ---- observing from disk ----------------------------------------------------------------- */
-
-static const lfa_fragment *model_fragment(const lfa_table *model, uint64_t id) {
-  for (size_t i = 0; i < model->n_fragments; i++)
-    if (model->fragments[i].id == id) return &model->fragments[i];
-  return NULL;
-}
-
-/* Gives every fragment read from disk the keys the model holds for it. */
-static lfa_status name_rows(lfa_table *disk, const lfa_table *model, lfa_error *err) {
-  for (size_t i = 0; i < disk->n_fragments; i++) {
-    lfa_fragment *f = &disk->fragments[i];
-    const lfa_fragment *m = model_fragment(model, f->id);
-    if (m == NULL || m->physical_rows != f->physical_rows || (m->keys == NULL && m->physical_rows > 0))
-      return lfa_fail(err, LFA_ERR_RULE, NULL,
-                      "fragment %" PRIu64 " on disk (%" PRIu64 " rows) is not the writer's: it has %s", f->id,
-                      f->physical_rows, m == NULL ? "no such fragment" : "another row count or no keys");
-    if (f->physical_rows == 0) continue;
-    f->keys = malloc((size_t)f->physical_rows * sizeof *f->keys);
-    if (f->keys == NULL) return nomem(err);
-    memcpy(f->keys, m->keys, (size_t)f->physical_rows * sizeof *f->keys);
-  }
-  return LFA_OK;
-}
-
-lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const char *dir, uint64_t version,
-                                        const lfa_table *model, lfa_error *err) {
-  lfa_table disk;
-  lfa_status st = lfa_table_load_version(&disk, NULL, dir, version, err);
-  if (st != LFA_OK) return st;
-  st = name_rows(&disk, model, err);
-  if (st == LFA_OK) st = lfa_scenario_observe(out, arena, &disk, err);
-  lfa_table_free(&disk);
-  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64 " read back", version), lfa_error_at_version(err, version);
-  return st;
 }
 
 /* ---- one scenario's verdict --------------------------------------------------------------- */
@@ -299,21 +297,30 @@ void lfa_conformance_finding_text(char *out, size_t cap, const lfa_conformance_c
 }
 
 /* Step by step, with the rule `lfa run` uses; the failing step is kept
- * with what the scenario expected and what the adapter reported. */
-static void judge_steps(lfa_conformance_case *c) {
+ * with what the scenario expected and what the adapter reported, and the
+ * first step whose observation differs from the bytes, as the self-test's
+ * evidence that the adapter reports something other than its dataset. */
+static void judge_steps(lfa_conformance_case *c, const char *dataset) {
   lfa_scenario_report rep;
   lfa_error err = {0};
   const lfa_scenario *s = &c->scenario;
-  if (lfa_conformance_judge(&rep, s, &c->observations, &err) != LFA_OK) {
+  if (lfa_conformance_judge(&rep, s, &c->observations, dataset, &err) != LFA_OK) {
     c->verdict = LFA_VERDICT_FAIL;
     snprintf(c->message, sizeof c->message, "%s", err.msg);
+    lfa_scenario_report_free(&rep);
     return;
   }
   bool refused = false;
   for (size_t i = 0; i < rep.n_results; i++) {
-    refused |= rep.results[i].outcome != LFA_SCENARIO_OK;
-    c->steps += rep.results[i].passed;
-    c->checks += rep.results[i].passed && rep.results[i].checked;
+    const lfa_scenario_result *r = &rep.results[i];
+    refused |= r->outcome != LFA_SCENARIO_OK;
+    c->steps += r->passed;
+    c->checks += r->passed && r->checked;
+    if (r->disagrees && c->disagreement[0] == '\0') {
+      char label[LFA_CONFORMANCE_LABEL_MAX];
+      lfa_scenario_step_label(label, sizeof label, s, i);
+      snprintf(c->disagreement, sizeof c->disagreement, "%s: %.1900s", label, r->disagreement);
+    }
   }
   if (rep.passed) {
     c->verdict = refused ? LFA_VERDICT_REFUSED_AS_EXPECTED : LFA_VERDICT_PASS;
@@ -330,44 +337,45 @@ static void judge_steps(lfa_conformance_case *c) {
 }
 
 /* Every error finding of the verifier fails the case; all are kept, also
- * for a case a step already failed, as evidence beside that step. */
+ * for a case that already failed (at a step, or on unusable observations),
+ * as evidence beside its message. */
 static void verify_case(lfa_conformance_case *c, const char *dataset) {
-  const lfa_observations *obs = &c->observations;
-  bool committed = obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
   bool failed = c->verdict == LFA_VERDICT_FAIL; /* at a step: that message stays */
-  if (!lfa_fs_is_dir(dataset)) {
-    if (committed && !failed) c->verdict = LFA_VERDICT_FAIL;
-    if (committed && !failed) snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
-    return;
-  }
+  if (!lfa_fs_is_dir(dataset)) return;
   lfa_verify_result res;
   lfa_error err = {0};
   lfa_status st = lfa_verify_dataset(&res, dataset, NULL, &err);
   if (st == LFA_OK) {
-    c->versions = failed ? 0 : res.versions_checked; /* verified as the run's figure only when it passed */
+    c->versions = res.versions_checked; /* what the verifier read, whatever it found */
     c->findings = res.findings, memset(&res.findings, 0, sizeof res.findings); /* the case owns them now */
   }
   lfa_verify_result_free(&res);
-  if (failed) return;
-  if (st != LFA_OK) {
-    c->verdict = LFA_VERDICT_FAIL;
-    snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
-    return;
-  }
-  size_t errors = lfa_findings_count(&c->findings, LFA_SEVERITY_ERROR);
+  c->errors = lfa_findings_count(&c->findings, LFA_SEVERITY_ERROR);
+  c->warnings = lfa_findings_count(&c->findings, LFA_SEVERITY_WARNING);
+  if (st != LFA_OK && !failed) c->verdict = LFA_VERDICT_FAIL, snprintf(c->message, sizeof c->message, "verify: %s", err.msg);
   const lfa_finding *first = NULL;
   for (size_t i = 0; i < c->findings.count && first == NULL; i++)
     if (c->findings.items[i].severity == LFA_SEVERITY_ERROR) first = &c->findings.items[i];
-  if (first == NULL) return;
+  /* a step's failure says what went wrong where; unusable observations say
+   * nothing of the dataset, so its first error finding joins them */
+  if (first == NULL || (failed && c->has_observations)) return;
   char text[LFA_CONFORMANCE_MESSAGE_MAX];
   lfa_conformance_finding_text(text, sizeof text, c, first);
+  size_t n = failed ? strlen(c->message) : 0;
   c->verdict = LFA_VERDICT_FAIL;
-  snprintf(c->message, sizeof c->message, "verify: %zu error finding%s; first: %.1900s", errors,
-           errors == 1 ? "" : "s", text);
+  snprintf(c->message + n, sizeof c->message - n, "%sverify: %zu error finding%s; first: %.1500s", failed ? "; " : "",
+           c->errors, c->errors == 1 ? "" : "s", text);
 }
 
 void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset) {
-  judge_steps(c);
+  const lfa_observations *obs = &c->observations;
+  bool committed = c->has_observations && obs->n_steps > 0 && obs->steps[0].outcome == LFA_SCENARIO_OK;
+  if (committed && !lfa_fs_is_dir(dataset)) { /* nothing to read or verify: say so, not what reading it says */
+    c->verdict = LFA_VERDICT_FAIL;
+    snprintf(c->message, sizeof c->message, "the adapter left no dataset at %.1024s", dataset);
+    return;
+  }
+  if (c->has_observations) judge_steps(c, dataset);
   verify_case(c, dataset);
 }
 

@@ -11,7 +11,11 @@
  * by step, what happened with what the author expected: the outcome
  * (committed, refused, conflict), the rule a refusal names, and the state
  * after the step (live keys, tracked fields, assigned keys per field),
- * which is read from the head table by logical key. */
+ * which is read back from the bytes the history wrote, by logical key,
+ * and compared with the check; the head table in memory is then compared
+ * with those bytes. Versions a step names (read_step, a restore's
+ * to_step) are named by the step that committed them, so a writer that
+ * commits more than one version for a step is judged alike. */
 #include "lfa/scenario.h"
 
 #include <inttypes.h>
@@ -22,6 +26,7 @@
 
 #include "lfa/fs.h"
 #include "lfa/limits.h"
+#include "lfa/load.h"
 
 /* ---- the operations and the request keys each takes ------------------------ */
 
@@ -44,17 +49,20 @@ enum {
   K_FRAGMENT_ID = 1u << 15,
   K_VERSION = 1u << 16,
   K_DEEP = 1u << 17,
-  N_REQUEST_KEYS = 18
+  K_TO_STEP = 1u << 18,
+  N_REQUEST_KEYS = 19
 };
 
-/* Bit k of a key set is REQUEST_KEYS[k], named like lfa_request's field. */
+/* Bit k of a key set is REQUEST_KEYS[k], named like lfa_request's field;
+ * to_step names restore's version by the step that committed it, and
+ * becomes request.version when the step runs. */
 static const char *const REQUEST_KEYS[N_REQUEST_KEYS] = {
-    "new_fields", "with_data",       "rows",      "inserts",        "rows_per_file", "fields",
-    "invalidate", "rewrite_columns", "on_row_id", "delete_matched", "field",         "assignment",
-    "new_name",   "new_type",        "nullable",  "fragment_id",    "version",       "deep"};
+    "new_fields", "with_data",       "rows",      "inserts",        "rows_per_file", "fields",  "invalidate",
+    "rewrite_columns", "on_row_id", "delete_matched", "field",       "assignment",    "new_name", "new_type",
+    "nullable",   "fragment_id",     "version",   "deep",           "to_step"};
 
 /* Keys every step may carry besides its request's. */
-static const char *const STEP_KEYS[] = {"op", "read_version", "expect", "expect_rule", "check", "note"};
+static const char *const STEP_KEYS[] = {"op", "read_step", "expect", "expect_rule", "check", "note"};
 
 typedef struct op_form {
   const char *name;
@@ -86,7 +94,8 @@ static const op_form OPS[] = {
     {"compact", LFA_OP_COMPACT, K_ROWS_PER_FILE, 0, false},
     {"replace", LFA_OP_REPLACE, K_FRAGMENT_ID | K_FIELDS, K_FRAGMENT_ID | K_FIELDS, false},
     {"overlay", LFA_OP_OVERLAY, K_FRAGMENT_ID | K_ROWS | K_FIELDS, K_FRAGMENT_ID | K_FIELDS, false},
-    {"restore", LFA_OP_RESTORE, K_VERSION, K_VERSION, false},
+    /* one of the two: to_step, or version for one that does not exist */
+    {"restore", LFA_OP_RESTORE, K_VERSION | K_TO_STEP, 0, false},
     {"overwrite", LFA_OP_OVERWRITE, K_NEW_FIELDS | K_ROWS | K_FIELDS | K_ROWS_PER_FILE, K_NEW_FIELDS, true},
     {"clone", LFA_OP_CLONE, K_DEEP, 0, false},
     {"create_index", LFA_OP_CREATE_INDEX, 0, 0, false},
@@ -362,9 +371,21 @@ static int request_key(const lfa_json_member *m) {
   return -1;
 }
 
+/* A step number (read_step, to_step): 0 is the setup. Whether it names an
+ * earlier step that commits is checked once every step is read
+ * (earlier_steps). */
+static lfa_status step_number(size_t *out, ctx *c, const lfa_json *v, const char *what) {
+  uint64_t n;
+  lfa_status st = lfa_json_u64(&n, v, what, c->err);
+  if (st == LFA_OK && n >= LFA_SCENARIO_HEAD)
+    st = lfa_json_fail(c->err, LFA_ERR_FORMAT, v, "%s: %" PRIu64 " is no step", what, n);
+  if (st == LFA_OK) *out = (size_t)n;
+  return st;
+}
+
 /* Reads request key `bit` of a step into its lfa_request. */
-static lfa_status request_value(lfa_request *q, ctx *c, const op_form *form, unsigned bit, const lfa_json *v,
-                                const char *what) {
+static lfa_status request_value(lfa_request *q, size_t *to_step, ctx *c, const op_form *form, unsigned bit,
+                                const lfa_json *v, const char *what) {
   lfa_error *e = c->err;
   switch (bit) {
     case K_NEW_FIELDS: return new_fields(q, c, v, what);
@@ -387,6 +408,7 @@ static lfa_status request_value(lfa_request *q, ctx *c, const op_form *form, uns
     case K_FRAGMENT_ID: return lfa_json_u64(&q->fragment_id, v, what, e);
     case K_VERSION: return lfa_json_u64(&q->version, v, what, e);
     case K_DEEP: return lfa_json_bool(&q->deep, v, what, e);
+    case K_TO_STEP: return step_number(to_step, c, v, what);
     default: return lfa_json_fail(e, LFA_ERR_FORMAT, v, "%s: no such request key", what);
   }
 }
@@ -404,7 +426,7 @@ static lfa_status expect_value(lfa_scenario_step *out, ctx *c, const lfa_json *v
   return LFA_OK;
 }
 
-/* The keys every step may carry: op (read already), read_version, expect,
+/* The keys every step may carry: op (read already), read_step, expect,
  * expect_rule, check, note. */
 static lfa_status step_value(lfa_scenario_step *out, ctx *c, const lfa_json_member *m, const char *what) {
   const char *k = m->key;
@@ -416,11 +438,7 @@ static lfa_status step_value(lfa_scenario_step *out, ctx *c, const lfa_json_memb
     out->has_check = true;
     return parse_check(&out->check, c, &m->value, what);
   }
-  lfa_status st = lfa_json_u64(&out->read_version, &m->value, what, c->err); /* read_version */
-  if (st == LFA_OK && out->read_version == 0)
-    st = lfa_json_fail(c->err, LFA_ERR_FORMAT, &m->value,
-                       "%s counts versions from 1 (leave it out to build on the head)", what);
-  return st;
+  return step_number(&out->read_step, c, &m->value, what); /* read_step */
 }
 
 /* One member of a step: a step key, or a request key its op takes. */
@@ -434,7 +452,7 @@ static lfa_status step_member(lfa_scenario_step *out, unsigned *seen, ctx *c, co
   int k = request_key(m);
   if (k >= 0 && (form->keys & 1u << k)) {
     *seen |= 1u << k;
-    return request_value(&out->request, c, form, 1u << k, &m->value, what);
+    return request_value(&out->request, &out->to_step, c, form, 1u << k, &m->value, what);
   }
   char list[512];
   sink s = {list, sizeof list, 0};
@@ -456,6 +474,7 @@ static lfa_status parse_step(lfa_scenario_step *out, ctx *c, const lfa_json *v, 
   snprintf(what, sizeof what, "%s.op", step);
   memset(out, 0, sizeof *out);
   out->line = v->line;
+  out->read_step = out->to_step = LFA_SCENARIO_HEAD;
   lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, step, c->err);
   const lfa_json *op = st == LFA_OK ? lfa_json_find(v, "op") : NULL;
   if (st == LFA_OK && op == NULL) return lfa_json_fail(c->err, LFA_ERR_FORMAT, v, "%s needs \"op\"", step);
@@ -478,7 +497,29 @@ static lfa_status parse_step(lfa_scenario_step *out, ctx *c, const lfa_json *v, 
   if (st == LFA_OK && out->expect_rule != NULL && out->expect == LFA_SCENARIO_OK)
     st = lfa_json_fail(c->err, LFA_ERR_FORMAT, v, "%s: \"expect_rule\" needs \"expect\": \"refused\" or \"conflict\"",
                        step);
+  if (st == LFA_OK && form->op == LFA_OP_RESTORE && !(seen & K_VERSION) == !(seen & K_TO_STEP))
+    st = lfa_json_fail(c->err, LFA_ERR_FORMAT, v,
+                       "%s: restore needs exactly one of \"to_step\" (the version a step committed) or \"version\" (a "
+                       "number, for a version that does not exist)",
+                       step);
   return st;
+}
+
+/* A step named by number (read_step, to_step) is an earlier one, and one
+ * expected to commit: a refused step commits no version to name. */
+static lfa_status earlier_step(ctx *c, const lfa_scenario *s, size_t i, size_t named, const lfa_json *v,
+                               const char *key) {
+  const lfa_json *at = lfa_json_find(v, key);
+  if (named == LFA_SCENARIO_HEAD || at == NULL) return LFA_OK;
+  if (named >= i)
+    return lfa_json_fail(c->err, LFA_ERR_FORMAT, at,
+                         "steps[%zu].%s: %zu is not an earlier step (this is step %zu; 0 is the setup)", i - 1, key,
+                         named, i);
+  if (s->steps[named].expect != LFA_SCENARIO_OK)
+    return lfa_json_fail(c->err, LFA_ERR_FORMAT, at,
+                         "steps[%zu].%s: step %zu is expected to be %s, so it commits no version to name", i - 1, key,
+                         named, lfa_scenario_outcome_name(s->steps[named].expect));
+  return LFA_OK;
 }
 
 /* The setup is the create request: the schema, the row-id mode, the
@@ -487,6 +528,7 @@ static lfa_status parse_setup(lfa_scenario_step *out, ctx *c, const lfa_json *v)
   static const char *const KEYS[] = {"stable_row_ids", "fields", "rows", "supplied", "rows_per_fragment", "check"};
   memset(out, 0, sizeof *out);
   out->request.op = LFA_OP_CREATE;
+  out->read_step = out->to_step = LFA_SCENARIO_HEAD;
   out->line = v->line;
   lfa_status st = lfa_json_want(v, LFA_JSON_OBJECT, "setup", c->err);
   if (st == LFA_OK) st = known_keys(c, v, "setup", KEYS, sizeof KEYS / sizeof KEYS[0]);
@@ -534,7 +576,11 @@ static lfa_status parse_top(lfa_scenario *out, ctx *c, const lfa_json *root) {
   out->steps = lfa_arena_array(c->arena, steps->count + 1, sizeof *out->steps);
   if (out->steps == NULL) return nomem(c);
   st = parse_setup(&out->steps[0], c, lfa_json_find(root, "setup"));
-  for (size_t i = 0; st == LFA_OK && i < steps->count; i++) st = parse_step(&out->steps[i + 1], c, &steps->items[i], i);
+  for (size_t i = 0; st == LFA_OK && i < steps->count; i++) {
+    st = parse_step(&out->steps[i + 1], c, &steps->items[i], i);
+    if (st == LFA_OK) st = earlier_step(c, out, i + 1, out->steps[i + 1].read_step, &steps->items[i], "read_step");
+    if (st == LFA_OK) st = earlier_step(c, out, i + 1, out->steps[i + 1].to_step, &steps->items[i], "to_step");
+  }
   out->n_steps = st == LFA_OK ? steps->count + 1 : 0;
   return st;
 }
@@ -636,11 +682,74 @@ lfa_status lfa_scenario_observe(lfa_scenario_check *out, lfa_arena *arena, const
   return st;
 }
 
+/* The key map's entry for fragment `id`, or NULL. */
+static const lfa_scenario_fragment_keys *map_entry(const lfa_scenario_fragment_keys *map, size_t n, uint64_t id) {
+  for (size_t i = 0; i < n; i++)
+    if (map[i].id == id) return &map[i];
+  return NULL;
+}
+
+/* Gives every fragment read from disk the keys the writer's map holds for
+ * it: the reader's rows, the writer's names. */
+static lfa_status name_rows(lfa_table *disk, const lfa_scenario_fragment_keys *map, size_t n, lfa_error *err) {
+  for (size_t i = 0; i < disk->n_fragments; i++) {
+    lfa_fragment *f = &disk->fragments[i];
+    const lfa_scenario_fragment_keys *m = map_entry(map, n, f->id);
+    if (m == NULL || m->keys.count != f->physical_rows)
+      return lfa_fail(err, LFA_ERR_RULE, NULL,
+                      "fragment %" PRIu64 " on disk has %" PRIu64 " rows; the writer's key map %s", f->id,
+                      f->physical_rows, m == NULL ? "does not name it" : "gives it another number of keys");
+    if (f->physical_rows == 0) continue;
+    f->keys = malloc((size_t)f->physical_rows * sizeof *f->keys);
+    if (f->keys == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    memcpy(f->keys, m->keys.keys, (size_t)f->physical_rows * sizeof *f->keys);
+  }
+  return LFA_OK;
+}
+
+lfa_status lfa_scenario_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const lfa_fs *fs, const char *dir,
+                                     uint64_t version, const lfa_scenario_fragment_keys *map, size_t n_map,
+                                     lfa_error *err) {
+  lfa_table disk;
+  lfa_status st = lfa_table_load_version(&disk, fs, dir, version, err);
+  if (st != LFA_OK) return lfa_error_prefix(err, "version %" PRIu64, version), lfa_error_at_version(err, version), st;
+  st = name_rows(&disk, map, n_map, err);
+  if (st == LFA_OK) st = lfa_scenario_observe(out, arena, &disk, err);
+  lfa_table_free(&disk);
+  if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, version), lfa_error_at_version(err, version);
+  return st;
+}
+
+lfa_status lfa_scenario_key_map(lfa_scenario_fragment_keys **out, size_t *n, lfa_arena *arena, const lfa_table *t,
+                                lfa_error *err) {
+  *out = lfa_arena_array(arena, t->n_fragments + 1, sizeof **out), *n = 0;
+  if (*out == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; i < t->n_fragments; i++) {
+    const lfa_fragment *f = &t->fragments[i];
+    if (f->keys == NULL && f->physical_rows > 0)
+      return lfa_fail(err, LFA_ERR_USAGE, NULL, "fragment %" PRIu64 " has no logical keys: its rows cannot be named",
+                      f->id);
+    (*out)[(*n)++] = (lfa_scenario_fragment_keys){f->id, {(size_t)f->physical_rows, f->keys}};
+  }
+  return LFA_OK;
+}
+
 /* ---- comparing ----------------------------------------------------------------------------- */
+
+/* The words a comparison's messages use for its two sides. */
+typedef struct sides {
+  const char *want, *got;    /* "expected", "got" */
+  const char *not_in_got;    /* a tracked path only `want` lists */
+  const char *not_in_want;   /* a tracked path only `got` lists */
+} sides;
+
+static const sides CHECK_SIDES = {"expected", "got", "is not tracked", "is tracked, but the check does not list it"};
+static const sides BYTES_SIDES = {"on disk", "its reader returned", "is tracked on disk, but its reader does not list it",
+                                  "is not tracked on disk, but its reader lists it"};
 
 /* Compares two ascending key sets; on a difference writes
  * `<what>: expected {..}, got {..} (missing {..}, unexpected {..})`. */
-static bool keys_agree(sink *s, const char *what, const lfa_keys *want, const lfa_keys *got) {
+static bool keys_agree(sink *s, const sides *w, const char *what, const lfa_keys *want, const lfa_keys *got) {
   size_t i = 0, j = 0, n_missing = 0, n_extra = 0;
   uint64_t *missing = calloc(want->count + 1, sizeof *missing), *extra = calloc(got->count + 1, sizeof *extra);
   if (missing == NULL || extra == NULL) {
@@ -655,9 +764,9 @@ static bool keys_agree(sink *s, const char *what, const lfa_keys *want, const lf
   }
   bool same = n_missing == 0 && n_extra == 0;
   if (!same) {
-    sink_put(s, "%s%s: expected ", s->used ? "; " : "", what);
+    sink_put(s, "%s%s: %s ", s->used ? "; " : "", what, w->want);
     sink_keys(s, want->keys, want->count);
-    sink_put(s, ", got ");
+    sink_put(s, ", %s ", w->got);
     sink_keys(s, got->keys, got->count);
     sink_put(s, " (");
     if (n_missing) sink_put(s, "missing "), sink_keys(s, missing, n_missing);
@@ -676,35 +785,69 @@ static bool listed(const lfa_names_list *names, const char *name) {
 }
 
 /* The tracked fields, as sets of paths. */
-static bool tracked_agree(sink *s, const lfa_names_list *want, const lfa_names_list *got) {
+static bool tracked_agree(sink *s, const sides *w, const lfa_names_list *want, const lfa_names_list *got) {
   bool same = true;
   for (size_t i = 0; i < want->count; i++)
     if (!listed(got, want->names[i]))
-      sink_put(s, "%s\"%s\" is not tracked", s->used ? "; " : "", want->names[i]), same = false;
+      sink_put(s, "%s\"%s\" %s", s->used ? "; " : "", want->names[i], w->not_in_got), same = false;
   for (size_t i = 0; i < got->count; i++)
     if (!listed(want, got->names[i]))
-      sink_put(s, "%s\"%s\" is tracked, but the check does not list it", s->used ? "; " : "", got->names[i]),
-          same = false;
+      sink_put(s, "%s\"%s\" %s", s->used ? "; " : "", got->names[i], w->not_in_want), same = false;
+  return same;
+}
+
+static bool compare(char *diff, size_t cap, const sides *w, const lfa_scenario_check *want,
+                    const lfa_scenario_check *got) {
+  sink s = {diff, cap, 0};
+  if (cap) diff[0] = '\0';
+  bool same = true;
+  if (want->has_live)
+    same &= keys_agree(&s, w, "live", &want->live, got->has_live ? &got->live : &(lfa_keys){0, NULL});
+  if (want->has_tracked)
+    same &= tracked_agree(&s, w, &want->tracked, got->has_tracked ? &got->tracked : &(lfa_names_list){0, NULL});
+  for (size_t i = 0; i < want->n_assigned; i++) {
+    const lfa_scenario_assigned *a = &want->assigned[i], *g = NULL;
+    for (size_t k = 0; k < got->n_assigned && g == NULL; k++)
+      if (strcmp(got->assigned[k].path, a->path) == 0) g = &got->assigned[k];
+    char what[96];
+    snprintf(what, sizeof what, "assigned \"%.64s\"", a->path);
+    if (g == NULL) sink_put(&s, "%s%s: the field %s", s.used ? "; " : "", what, w->not_in_got), same = false;
+    else same &= keys_agree(&s, w, what, &a->keys, &g->keys);
+  }
   return same;
 }
 
 bool lfa_scenario_compare(char *diff, size_t cap, const lfa_scenario_check *want, const lfa_scenario_check *got) {
-  sink s = {diff, cap, 0};
-  if (cap) diff[0] = '\0';
-  bool same = true;
-  if (want->has_live) same &= keys_agree(&s, "live", &want->live, got->has_live ? &got->live : &(lfa_keys){0, NULL});
-  if (want->has_tracked)
-    same &= tracked_agree(&s, &want->tracked, got->has_tracked ? &got->tracked : &(lfa_names_list){0, NULL});
-  for (size_t i = 0; i < want->n_assigned; i++) {
-    const lfa_scenario_assigned *w = &want->assigned[i], *g = NULL;
-    for (size_t k = 0; k < got->n_assigned && g == NULL; k++)
-      if (strcmp(got->assigned[k].path, w->path) == 0) g = &got->assigned[k];
-    char what[96];
-    snprintf(what, sizeof what, "assigned \"%.64s\"", w->path);
-    if (g == NULL) sink_put(&s, "%s%s: the field is not tracked", s.used ? "; " : "", what), same = false;
-    else same &= keys_agree(&s, what, &w->keys, &g->keys);
+  return compare(diff, cap, &CHECK_SIDES, want, got);
+}
+
+/* The parts of `got` that `want` states: what the bytes say about the
+ * check's parts, to judge an observation by. `assigned` (want's count at
+ * most) is the caller's. */
+static void stated_parts(lfa_scenario_check *out, lfa_scenario_assigned *assigned, const lfa_scenario_check *want,
+                         const lfa_scenario_check *got) {
+  *out = (lfa_scenario_check){want->has_live, got->live, want->has_tracked, got->tracked, 0, assigned};
+  for (size_t i = 0; i < want->n_assigned; i++)
+    for (size_t k = 0; k < got->n_assigned; k++)
+      if (strcmp(got->assigned[k].path, want->assigned[i].path) == 0) assigned[out->n_assigned++] = got->assigned[k];
+}
+
+/* Whether the observation agrees with the bytes on the parts the check
+ * states; r->disagreement says how not. */
+static void observation_against_bytes(lfa_scenario_result *r, const lfa_scenario_check *check,
+                                      const lfa_scenario_check *observed, const lfa_scenario_check *on_disk) {
+  lfa_scenario_check bytes;
+  lfa_scenario_assigned *assigned = calloc(check->n_assigned + 1, sizeof *assigned);
+  char diff[LFA_SCENARIO_FAILURE_MAX - 96];
+  r->disagrees = true;
+  if (assigned == NULL) {
+    snprintf(r->disagreement, sizeof r->disagreement, "out of memory while comparing");
+    return;
   }
-  return same;
+  stated_parts(&bytes, assigned, check, on_disk);
+  r->disagrees = !compare(diff, sizeof diff, &BYTES_SIDES, &bytes, observed);
+  if (r->disagrees) snprintf(r->disagreement, sizeof r->disagreement, "version %" PRIu64 ": %s", r->head, diff);
+  free(assigned);
 }
 
 /* ---- running ---------------------------------------------------------------------------------- */
@@ -730,20 +873,39 @@ static bool outcome_as_expected(lfa_scenario_result *r, const lfa_scenario_step 
   return false;
 }
 
-void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed) {
-  r->failure[0] = '\0';
-  r->checked = false;
+void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed,
+                        const lfa_scenario_check *on_disk, const char *unreadable) {
+  r->failure[0] = r->disagreement[0] = '\0';
+  r->checked = r->disagrees = false;
   r->passed = outcome_as_expected(r, step);
   if (!r->passed || !step->has_check) return;
   r->checked = true;
-  char diff[LFA_SCENARIO_FAILURE_MAX - 64];
-  if (observed == NULL) {
+  char diff[LFA_SCENARIO_FAILURE_MAX - 96];
+  if (observed == NULL)
     snprintf(r->failure, sizeof r->failure, "check: nothing was observed (there is no version to check)");
+  else if (on_disk == NULL && unreadable != NULL)
+    snprintf(r->failure, sizeof r->failure, "on disk: lfa's reader cannot read what the writer wrote: %.900s", unreadable);
+  if (r->failure[0] != '\0') {
     r->passed = false;
-  } else if (!lfa_scenario_compare(diff, sizeof diff, &step->check, observed)) {
-    snprintf(r->failure, sizeof r->failure, "check of version %" PRIu64 ": %s", r->head, diff);
-    r->passed = false;
+    return;
   }
+  if (on_disk != NULL) observation_against_bytes(r, &step->check, observed, on_disk);
+  /* The bytes first: they are what every other reader of the dataset sees. */
+  if (on_disk != NULL && !lfa_scenario_compare(diff, sizeof diff, &step->check, on_disk))
+    snprintf(r->failure, sizeof r->failure, "on disk: version %" PRIu64 ": %s", r->head, diff);
+  else if (r->disagrees)
+    snprintf(r->failure, sizeof r->failure, "the writer's reader disagrees with what it wrote: %.900s", r->disagreement);
+  else if (on_disk == NULL && !lfa_scenario_compare(diff, sizeof diff, &step->check, observed))
+    snprintf(r->failure, sizeof r->failure, "check of version %" PRIu64 ": %s", r->head, diff);
+  r->passed = r->failure[0] == '\0';
+}
+
+void lfa_scenario_resolve(lfa_request *req, uint64_t *read_version, const lfa_scenario *s, size_t i,
+                          const uint64_t *left) {
+  const lfa_scenario_step *step = &s->steps[i];
+  *req = step->request;
+  *read_version = step->read_step < i ? left[step->read_step] : 0;
+  if (step->to_step < i) req->version = left[step->to_step];
 }
 
 lfa_status lfa_scenario_check_parse(lfa_scenario_check *out, lfa_arena *arena, const lfa_json *v, const char *what,
@@ -752,15 +914,35 @@ lfa_status lfa_scenario_check_parse(lfa_scenario_check *out, lfa_arena *arena, c
   return parse_check(out, &c, v, what);
 }
 
-static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_scenario *s, size_t i, lfa_error *err) {
+/* What the bytes of the head hold, read back from the writer's directory
+ * with the history's own key map; NULL when the history writes nowhere.
+ * A failure to read them is a verdict (`unreadable`), memory an error. */
+static lfa_status head_on_disk(const lfa_scenario_check **out, lfa_scenario_check *state, char *unreadable, size_t cap,
+                               lfa_arena *arena, const lfa_history *h, lfa_error *err) {
+  lfa_scenario_fragment_keys *map;
+  size_t n = 0;
+  lfa_error e = {0};
+  *out = NULL;
+  if (h->writer == NULL) return LFA_OK;
+  lfa_status st = lfa_scenario_key_map(&map, &n, arena, lfa_history_head(h), &e);
+  if (st == LFA_OK) st = lfa_scenario_observe_disk(state, arena, lfa_writer_fs(h->writer), lfa_writer_dir(h->writer),
+                                                   h->count, map, n, &e);
+  if (st == LFA_ERR_NOMEM) return *err = e, st;
+  if (st == LFA_OK) *out = state;
+  else snprintf(unreadable, cap, "%s", e.msg);
+  return LFA_OK;
+}
+
+static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_scenario *s, size_t i,
+                           const uint64_t *left, lfa_error *err) {
   const lfa_scenario_step *step = &s->steps[i];
   char label[96];
   lfa_scenario_step_label(label, sizeof label, s, i);
-  if (step->read_version > h->count)
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s: read_version %" PRIu64 " is past the head (version %zu)", label,
-                    step->read_version, h->count);
   lfa_error e = {0};
-  lfa_status st = lfa_history_apply(h, &step->request, step->read_version, &e);
+  lfa_request req;
+  uint64_t read_version;
+  lfa_scenario_resolve(&req, &read_version, s, i, left);
+  lfa_status st = lfa_history_apply(h, &req, read_version, &e);
   /* Refused: the request was turned down before anything was committed
    * (a planning error, or a rule the committer enforces). */
   if (st == LFA_OK) r->outcome = LFA_SCENARIO_OK;
@@ -776,12 +958,18 @@ static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_sce
     r->rule = e.rule;
     snprintf(r->reason, sizeof r->reason, "%s", e.msg);
   }
-  /* the state after the step, read from the head table by logical key */
+  /* the state after the step: the history's head by logical key, and what
+   * its bytes hold, read back from disk */
   lfa_arena arena = {0};
-  lfa_scenario_check got;
+  lfa_scenario_check got, bytes;
+  const lfa_scenario_check *on_disk = NULL;
+  char unreadable[LFA_ERROR_MSG_MAX] = "";
   const lfa_table *head = lfa_history_head(h);
-  st = step->has_check && head != NULL ? lfa_scenario_observe(&got, &arena, head, err) : LFA_OK;
-  if (st == LFA_OK) lfa_scenario_judge(r, step, step->has_check && head != NULL ? &got : NULL);
+  bool observe = step->has_check && head != NULL;
+  st = observe ? lfa_scenario_observe(&got, &arena, head, err) : LFA_OK;
+  if (st == LFA_OK && observe) st = head_on_disk(&on_disk, &bytes, unreadable, sizeof unreadable, &arena, h, err);
+  if (st == LFA_OK)
+    lfa_scenario_judge(r, step, observe ? &got : NULL, on_disk, on_disk == NULL && unreadable[0] ? unreadable : NULL);
   else lfa_error_prefix(err, "%s: check", label);
   lfa_arena_free(&arena);
   return st;
@@ -790,15 +978,16 @@ static lfa_status run_step(lfa_scenario_result *r, lfa_history *h, const lfa_sce
 lfa_status lfa_scenario_run(lfa_scenario_report *out, lfa_history *h, const lfa_scenario *s, lfa_error *err) {
   memset(out, 0, sizeof *out);
   out->results = calloc(s->n_steps + 1, sizeof *out->results);
-  if (out->results == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
-  for (size_t i = 0; i < s->n_steps; i++) {
-    lfa_status st = run_step(&out->results[i], h, s, i, err);
-    out->n_results = i + 1;
-    if (st != LFA_OK) return st;
-    if (!out->results[i].passed) return LFA_OK;
+  uint64_t *left = calloc(s->n_steps + 1, sizeof *left); /* the head after each step */
+  lfa_status st = out->results && left ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) {
+    st = run_step(&out->results[i], h, s, i, left, err);
+    out->n_results = i + 1, left[i] = h->count;
+    if (st == LFA_OK && !out->results[i].passed) break;
+    out->passed = st == LFA_OK && i + 1 == s->n_steps;
   }
-  out->passed = true;
-  return LFA_OK;
+  free(left);
+  return st;
 }
 
 void lfa_scenario_report_free(lfa_scenario_report *r) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_acceptance.sh: the new implementer's trial, re-run. An adapter with a
-# planted writer bug (tests/broken_adapter.py off-by-one: its reader reports
-# the row after the last assigned one as assigned too) runs the update_*
+# planted bug (tests/broken_adapter.py off-by-one: its reader reports the
+# row after the last assigned one as assigned too, while its bytes are
+# right) runs the update_*
 # scenarios, the last of them slowly. While the run is still going, the
 # first scenario's progress line is already on stderr; at the end the
 # failing scenarios' folders are kept (dataset, observations, log) and named,
@@ -40,7 +41,8 @@ for c in bad:
     assert f and f['expected']['check'] and f['observed']['state'], c
     want, got = f['expected']['check']['assigned'], f['observed']['state']['assigned']
     assert any(set(got[p]) - set(want[p]) for p in want), (want, got)  # a row reported assigned too many
-    assert c['message'].startswith(f['label'] + ': check of version'), c['message']
+    assert c['message'].startswith(f['label'] + ': the writer\\'s reader disagrees with what it wrote: version '), c['message']
+    assert c['disagreement'].startswith(f['label'] + ': version '), c
     w = c['work_dir']
     assert w and os.path.isfile(w + '/observations.json') and os.path.isdir(w + '/dataset/_versions'), w
     assert os.path.isfile(w + '.log'), w
@@ -52,7 +54,7 @@ check "the text report names the kept folders" bash -c "
 check "a step failure and the verifier's findings are reported together" bash -c "
   '$lfa' conformance --filter delete_changes_no_state --adapter '$adapter+lose-root' >'$tmp/both' 2>/dev/null
   '$lfa' conformance --filter delete_changes_no_state --adapter '$adapter+lose-root' --json >'$tmp/both.json' 2>/dev/null
-  grep -q '^FAIL  delete_changes_no_state: fail: step 1 (update, line 17): check of version 2' '$tmp/both' &&
+  grep -q '^FAIL  delete_changes_no_state: fail: step 1 (update, line 17): the writer.s reader disagrees with what it wrote: version 2' '$tmp/both' &&
   grep -qE '^      error: version [0-9]+, _field_assignments/roots/.*\.root: FA-' '$tmp/both' &&
   python3 -c '
 import json
@@ -61,4 +63,15 @@ assert c[\"failing_step\"][\"step\"] == 1, c
 errors = [f for f in c[\"findings\"] if f[\"severity\"] == \"error\"]
 assert errors and all(f[\"file\"].endswith(\".root\") and f[\"rule\"].startswith(\"FA-\") for f in errors), c[\"findings\"]
 '"
+# The runner reads the bytes (both messages derived by hand from
+# delete_changes_no_state: step 4 deletes key 5, leaving live {4, 6} and
+# emb assigned {}; a writer that loses that change leaves 5 live and
+# assigned in version 5).
+model="python3 $(pwd)/tests/broken_adapter.py report-the-model"
+check "observations that equal the expectations over bytes that differ fail on disk" bash -c "
+  '$lfa' conformance --filter delete_changes_no_state --adapter '$model' >'$tmp/model' 2>/dev/null; test \$? -eq 1 &&
+  grep -qxF 'FAIL  delete_changes_no_state: fail: step 4 (delete, line 37): on disk: version 5: live: expected {4, 6}, got {4, 5, 6} (unexpected {5}); assigned \"emb\": expected {}, got {5} (unexpected {5})' '$tmp/model'"
+check "right bytes under wrong observations fail as the reader's disagreement" bash -c "
+  '$lfa' conformance --filter delete_changes_no_state --adapter '$adapter' >'$tmp/reader' 2>/dev/null; test \$? -eq 1 &&
+  grep -qxF 'FAIL  delete_changes_no_state: fail: step 1 (update, line 17): the writer'\\''s reader disagrees with what it wrote: version 2: assigned \"emb\": on disk {2, 3, 5}, its reader returned {2, 3, 5, 6} (unexpected {6})' '$tmp/reader'"
 finish

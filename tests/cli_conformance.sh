@@ -116,7 +116,7 @@ check "example adapter passes like the reference" bash -c "$(declare -f exits ou
 # ---- a writer that drops invalidations fails the right cases, at the step and row ----
 check "broken adapter: inv_rows and refusal fail, plain passes" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
   exits 1 conf --adapter '$broken' &&
-  outs 'FAIL  inv_rows: fail: step 1 (update, line 14): check of version 2: assigned \"emb\": expected {1, 3}, got {1, 2, 3} (unexpected {2})' &&
+  outs 'FAIL  inv_rows: fail: step 1 (update, line 14): on disk: version 2: assigned \"emb\": expected {1, 3}, got {1, 2, 3} (unexpected {2})' &&
   outs 'FAIL  refusal: fail: step 1 (update, line 14): expected refused under FA-SEM-5, but it committed version 2' &&
   ! grep -q ' plain' '$tmp/cmd.out' &&
   outs '3 scenarios against $broken: 1 passed (0 refused as expected), 2 failed, 0 skipped'"
@@ -166,7 +166,7 @@ mk segv.sh 'kill -SEGV $$'
 mk slow.sh 'sleep 30'
 mk skip.sh 'printf "{\"adapter\": \"t\", \"skipped\": \"no nested fields here\"}" >"$2/observations.json"; exit 77'
 mk garbage.sh 'printf "{\"adapter\": \"t\", \"steps\": [{\"step\": 1, \"outcome\": \"ok\"}]}" >"$2/observations.json"'
-mk nodata.sh 'printf "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\"}, {\"step\": 1, \"outcome\": \"ok\", \"observed\": {\"live\": [1, 2, 3], \"tracked\": [\"emb\"], \"assigned\": {\"emb\": [3]}}}]}" >"$2/observations.json"'
+mk nodata.sh 'printf "{\"adapter\": \"t\", \"steps\": [{\"step\": 0, \"outcome\": \"ok\"}, {\"step\": 1, \"outcome\": \"ok\", \"version\": 2, \"rows\": [{\"fragment\": 0, \"keys\": [1, 2]}, {\"fragment\": 1, \"keys\": [3]}], \"observed\": {\"live\": [1, 2, 3], \"tracked\": [\"emb\"], \"assigned\": {\"emb\": [3]}}}]}" >"$2/observations.json"'
 mk short.sh 'mkdir "$2/dataset"; printf "{\"adapter\": \"t\", \"steps\": []}" >"$2/observations.json"'
 verdict() { # adapter script, expected stdout text, extra options...
   local a=$1 want=$2; shift 2
@@ -182,6 +182,20 @@ EXIT=0 verdict skip.sh 'SKIP  plain: no nested fields here'
 verdict garbage.sh 'FAIL  plain: fail: unusable observations'
 verdict nodata.sh 'FAIL  plain: fail: the adapter left no dataset'
 verdict short.sh 'FAIL  plain: fail: setup (create, line 5): the adapter reported nothing for this step'
+# A pass with a verifier warning says so in text too: an object no version
+# references, 30 days old, past the 7-day grace period (FA-CLEAN-10).
+mk orphan.sh '"$LFA" adapter "$1" "$2" || exit $?
+f="$2/dataset/_field_assignments/roots/1/00000000-0000-4000-8000-000000000000.root"
+mkdir -p "${f%/*}" && : >"$f" && touch -d "30 days ago" "$f"'
+EXIT=0 verdict orphan.sh 'WARN  plain: pass, with 1 verifier finding (1 warning)'
+EXIT=0 verdict orphan.sh '      warning: version 2, _field_assignments/roots/1/00000000-0000-4000-8000-000000000000.root: FA-CLEAN-10: '
+EXIT=0 verdict orphan.sh '2 versions verified (error findings: 0, warnings: 1)'
+# Unusable observations still bring the verifier's errors, and the summary
+# counts the two versions it read.
+check "unusable observations come with the verifier's first error" bash -c "$(declare -f exits outs conf); tmp='$tmp' suite='$suite' lfa='$lfa'
+  exits 1 conf --filter plain --adapter 'python3 $repo/tests/broken_adapter.py keys-as-strings+lose-root' &&
+  outs 'FAIL  plain: fail: unusable observations: ' && outs '; verify: 1 error finding; first: version 2, _field_assignments/roots/' &&
+  outs '0 steps behaved as expected, 0 checks held on disk and in the writer'\''s observations, 2 versions verified (error findings: 1, '"
 # The sleeps last a time no other run on the machine picks (this test's
 # PID in it): pgrep sees every process, a concurrent run of this test too.
 nap=31$$
@@ -241,7 +255,7 @@ s = {c[\"name\"]: c for c in d[\"scenarios\"]}
 assert sorted(s) == [\"inv_rows\", \"plain\", \"refusal\"], s
 assert d[\"summary\"][\"failed\"] == 2 and d[\"summary\"][\"passed\"] == 1 and d[\"summary\"][\"scenarios\"] == 3, d[\"summary\"]
 i = s[\"inv_rows\"]
-assert i[\"verdict\"] == \"fail\" and i[\"message\"].startswith(\"step 1 (update, line 14): check of version 2\"), i
+assert i[\"verdict\"] == \"fail\" and i[\"message\"].startswith(\"step 1 (update, line 14): on disk: version 2\"), i
 f = i[\"failing_step\"]
 assert f[\"step\"] == 1 and f[\"line\"] == 14 and f[\"label\"] == \"step 1 (update, line 14)\", f
 assert f[\"expected\"] == {\"outcome\": \"ok\", \"rule\": None, \"check\": {\"live\": [1, 2, 3], \"tracked\": None, \"assigned\": {\"emb\": [1, 3]}}}, f

@@ -120,10 +120,10 @@ cat >"$tmp/every_op.json" <<'EOF'
   {"op": "merge_insert", "rows": [1], "inserts": [4], "fields": ["id"], "invalidate": ["s.x"], "on_row_id": false,
    "delete_matched": false},
   {"op": "delete", "rows": [2]},
-  {"op": "compact", "rows_per_file": 10, "read_version": 2, "expect": "conflict", "expect_rule": "FA-CONC-3"},
+  {"op": "compact", "rows_per_file": 10, "read_step": 1, "expect": "conflict", "expect_rule": "FA-CONC-3"},
   {"op": "replace", "fragment_id": 0, "fields": ["id"]},
   {"op": "overlay", "fragment_id": 0, "rows": [1], "fields": ["id"]},
-  {"op": "restore", "version": 1},
+  {"op": "restore", "to_step": 0},
   {"op": "overwrite", "new_fields": [{"path": "id", "type": "int64"}], "rows": [5], "fields": ["id"], "rows_per_file": 0},
   {"op": "clone", "deep": true},
   {"op": "create_index", "check": {"tracked": []}},
@@ -174,10 +174,16 @@ edit "$base" "$tmp/bad_rule.json" 'd["steps"][4]["expect_rule"] = "SEM-5"'
 refused_input "a malformed rule id" "$tmp/bad_rule.json" 'must be a requirement id like'
 edit "$base" "$tmp/expect.json" 'd["steps"][4]["expect"] = "rejected"'
 refused_input "an unknown outcome" "$tmp/expect.json" 'must be "ok", "refused" or "conflict"'
-edit "$base" "$tmp/rv0.json" 'd["steps"][0]["read_version"] = 0'
-refused_input "read_version 0" "$tmp/rv0.json" 'read_version counts versions from 1'
-edit "$base" "$tmp/rv_past.json" 'd["steps"][0]["read_version"] = 9'
-refused_input "read_version past the head" "$tmp/rv_past.json" 'step 1 (update, line '
+edit "$base" "$tmp/rs_self.json" 'd["steps"][0]["read_step"] = 1'
+refused_input "read_step naming the step itself" "$tmp/rs_self.json" 'steps[0].read_step: 1 is not an earlier step (this is step 1; 0 is the setup)'
+edit "$base" "$tmp/rs_refused.json" 'd["steps"].append({"op": "delete", "rows": [4], "read_step": 5})'
+refused_input "read_step naming a step expected refused" "$tmp/rs_refused.json" 'steps[5].read_step: step 5 is expected to be refused, so it commits no version to name'
+edit "$base" "$tmp/rv.json" 'd["steps"][1]["read_version"] = 1'
+refused_input "a version named by number (read_version)" "$tmp/rv.json" 'unknown key "read_version"'
+edit "$base" "$tmp/to_past.json" 'd["steps"].append({"op": "restore", "to_step": 9})'
+refused_input "to_step past the steps" "$tmp/to_past.json" 'steps[5].to_step: 9 is not an earlier step'
+edit "$base" "$tmp/restore_none.json" 'd["steps"].append({"op": "restore"})'
+refused_input "a restore naming no version" "$tmp/restore_none.json" 'restore needs exactly one of "to_step"'
 edit "$base" "$tmp/supplied.json" 'd["setup"]["supplied"] = []'
 refused_input "an empty supplied list" "$tmp/supplied.json" 'setup.supplied is empty; to supply every field leave it out'
 edit "$base" "$tmp/required.json" 'd["steps"].append({"op": "track", "field": "emb"})'
@@ -205,4 +211,19 @@ assert d[\"scenario\"].endswith(\"rowz.json\") and \"unknown key \\\"rowz\\\"\" 
 assert d[\"error\"][\"status\"] == \"format\", d
 ' && test ! -e '$tmp/never'"
 
+# ---- the bytes judged -----------------------------------------------------------------
+# lfa run reads each checked version back from OUT_DIR: a deletion file that
+# vanishes as soon as it is written (tests/vanish_preload.c) fails the check
+# of the version that needs it, on disk. delete_changes_no_state's step 2
+# deletes key 3 from fragment 0 at version 3; with seed 0 its deletion file
+# is _deletions/0-2-3.arrow (fragment 0, read version 2, id 3: 02§4).
+vanish=$(dirname "$lfa")/liblfa_test_vanish.so
+if [ -e "$vanish" ]; then
+  check "a check is judged on the bytes the run wrote" bash -c "
+    env LD_PRELOAD='$vanish' LFA_TEST_VANISH=0-2-3.arrow ASAN_OPTIONS=\${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+      '$lfa' run conformance/scenarios/delete_changes_no_state.json '$(out)' >'$tmp/vanish.out' 2>'$tmp/vanish.err'
+    test \$? -eq 1 && grep -qF 'step 2 (delete, line 25): on disk: lfa'\\''s reader cannot read what the writer wrote: version 3: fragment 0: _deletions/0-2-3.arrow: ' '$tmp/vanish.err'"
+else
+  echo "skipped: the bytes judged ($vanish is not built)"
+fi
 finish

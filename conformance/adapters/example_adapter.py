@@ -66,7 +66,7 @@ def skip(out_dir, reason):
     sys.exit(SKIP)
 
 
-KEPT = ("check", "expect", "expect_rule", "note", "read_version")
+KEPT = ("check", "expect", "expect_rule", "note", "read_step")
 
 
 def without_invalidations(scenario):

@@ -6,13 +6,17 @@
  * writer, leaves the dataset at OUT/dataset, and writes OUT/observations.json:
  * what happened at each step (committed, refused, conflict) and, at each
  * step whose scenario entry carries a check, what its own reader returns
- * for the live rows, the tracked fields and is_assigned. The runner judges
- * the observations against the scenario's expectations with the rule
- * `lfa run` uses (lfa_scenario_judge), then verifies the dataset.
+ * for the live rows, the tracked fields and is_assigned, with the version
+ * observed and the writer's key map. The runner reads each checked version
+ * from the dataset with lfa's reader, names its rows by that key map, and
+ * judges those bytes against the scenario's expectations and then the
+ * observation against the bytes, with the rule `lfa run` uses
+ * (lfa_scenario_judge); then it verifies the dataset.
  *
- * This file is the part both sides share: reading observations, judging
- * them, and the reference adapter's way of observing, which reads the
- * written version back from disk.
+ * This file is the runner's side: reading observations, judging them with
+ * the bytes, and one scenario's verdict. Reading a version back by key is
+ * lfa_scenario_observe_disk (scenario.h), which the reference adapter
+ * observes with too.
  */
 #ifndef LFA_CONFORMANCE_H
 #define LFA_CONFORMANCE_H
@@ -27,15 +31,6 @@
 #include "lfa/table.h"
 #include "lfa/verify.h"
 
-/* The adapter's map from its rows to the scenario's keys for one fragment
- * of the version a step left: keys[o] is the key of the row at physical
- * offset o (a deleted row keeps the key it had). Optional in the protocol;
- * with it, verifier findings name rows by key. */
-typedef struct lfa_observed_fragment {
-  uint64_t id;
-  lfa_keys keys;
-} lfa_observed_fragment;
-
 /* What the adapter reports for one step (steps[i] is step i: the setup is
  * step 0). */
 typedef struct lfa_observed_step {
@@ -46,8 +41,12 @@ typedef struct lfa_observed_step {
   const char *message; /* the writer's own words, or NULL */
   bool has_observed;
   lfa_scenario_check observed; /* every part present: live, tracked, assigned */
-  size_t n_fragments;          /* the key map ("rows"), or 0 when not given */
-  lfa_observed_fragment *fragments;
+  /* The adapter's key map of the version the step left ("rows"): with it
+   * the runner reads that version's bytes by key, and names the rows of
+   * verifier findings. Required with `observed` (and so is `version`). */
+  bool has_rows;
+  size_t n_fragments;
+  lfa_scenario_fragment_keys *fragments;
 } lfa_observed_step;
 
 /* OWNERSHIP: everything lives in `arena`; lfa_observations_free. */
@@ -60,8 +59,9 @@ typedef struct lfa_observations {
 } lfa_observations;
 
 /* Reads an observations document as strictly as a scenario (lfa/json.h):
- * unknown keys, a step out of order, an observed state missing a part, are
- * errors with their line and column (LFA_ERR_FORMAT). `max_steps` bounds
+ * unknown keys, a step out of order, an observed state missing a part, an
+ * observed state without the version and key map it is of, are errors
+ * with their line and column (LFA_ERR_FORMAT). `max_steps` bounds
  * the steps (the scenario's step count). */
 lfa_status lfa_observations_parse(lfa_observations *out, const uint8_t *bytes, size_t len, size_t max_steps,
                                   lfa_error *err);
@@ -71,22 +71,14 @@ void lfa_observations_free(lfa_observations *obs);
 /* Judges the observations step by step, as lfa_scenario_run judges the
  * reference writer: results[i] for step i, stopping at the first step that
  * did not behave as expected (a step the adapter did not report is one).
- * A rule is compared only when the adapter names one: writers outside
- * this project need not know requirement ids. OWNERSHIP:
- * lfa_scenario_report_free. */
+ * After each checked step the version it names is read from the dataset
+ * at `dataset` with lfa's reader, its rows named by the adapter's key map,
+ * and judged against the check before the adapter's observation is
+ * judged against it (lfa_scenario_judge). A rule is compared only when
+ * the adapter names one: writers outside this project need not know
+ * requirement ids. OWNERSHIP: lfa_scenario_report_free. */
 lfa_status lfa_conformance_judge(lfa_scenario_report *out, const lfa_scenario *s, const lfa_observations *obs,
-                                 lfa_error *err);
-
-/* The reference adapter's observation of version `version`: the dataset
- * at `dir` read back from disk with every reader rule (live rows from its
- * deletion files, tracked fields from its manifest, is_assigned from its
- * roots and bitmaps), its rows named by the logical keys `model` gives the
- * same fragment (the writer's own map from keys to rows, like a key column
- * of a writer under test). A fragment the model does not have, or has with
- * another physical_rows, is an error (LFA_ERR_RULE). Arrays live in
- * `arena`. */
-lfa_status lfa_conformance_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const char *dir, uint64_t version,
-                                        const lfa_table *model, lfa_error *err);
+                                 const char *dataset, lfa_error *err);
 
 /* ---- one scenario's verdict --------------------------------------------------------------
  * What the runner knows about one scenario once it has run: the verdict,
@@ -118,7 +110,11 @@ typedef struct lfa_conformance_case {
   lfa_conformance_verdict verdict;
   bool listed; /* in the expected-failures list */
   double seconds;
-  size_t steps, checks, versions;            /* steps judged, checks held, versions verified */
+  size_t steps, checks, versions;            /* steps that behaved, checks held, versions the verifier read */
+  size_t errors, warnings;                   /* verifier findings by severity */
+  /* The first step whose observation differs from the bytes the adapter
+   * wrote (lfa_scenario_result.disagrees), label and how; "" when none. */
+  char disagreement[LFA_CONFORMANCE_MESSAGE_MAX];
   char message[LFA_CONFORMANCE_MESSAGE_MAX]; /* the one-line reason; "" on a pass */
   /* The step that did not behave as expected (verdict fail, at a step). */
   bool has_failing_step;
@@ -135,10 +131,11 @@ typedef struct lfa_conformance_case {
   lfa_observations observations;
 } lfa_conformance_case;
 
-/* Judges a case whose adapter finished normally: c->scenario and
- * c->observations are loaded. Sets the verdict, the message and the
- * failing step, then verifies the dataset at `dataset` and keeps every
- * finding, also when a step failed (evidence beside it). When the steps
+/* Judges a case whose adapter finished normally: c->scenario is loaded,
+ * and c->observations when they were usable (else the verdict is already
+ * fail, with the reason). Sets the verdict, the message and the failing
+ * step, then verifies the dataset at `dataset` and keeps every finding,
+ * also when the case already failed (evidence beside it). When the steps
  * behaved, an error finding fails the case; the message names how many
  * and the first, rows by key. */
 void lfa_conformance_judge_case(lfa_conformance_case *c, const char *dataset);

@@ -22,6 +22,7 @@
 
 #include "lfa/arena.h"
 #include "lfa/error.h"
+#include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/json.h"
 #include "lfa/mutate.h"
@@ -51,9 +52,15 @@ typedef struct lfa_scenario_check {
   lfa_scenario_assigned *assigned; /* paths distinct */
 } lfa_scenario_check;
 
+/* A step names an earlier version by the step that committed it, never by
+ * its number, so a writer that commits more versions than one per step
+ * (extra ReserveFragments, say) is judged alike (SCENARIOS.md). */
+#define LFA_SCENARIO_HEAD SIZE_MAX
+
 typedef struct lfa_scenario_step {
-  lfa_request request;
-  uint64_t read_version; /* 0: the head */
+  lfa_request request; /* a restore's request.version is set from to_step when the step runs */
+  size_t read_step;    /* build against the version this earlier step committed; LFA_SCENARIO_HEAD: the head */
+  size_t to_step;      /* restore: the version this earlier step committed; LFA_SCENARIO_HEAD: request.version */
   lfa_scenario_outcome expect;
   const char *expect_rule; /* checked against lfa_error.rule when not committed; NULL: any */
   const char *note;        /* the author's remark, or NULL */
@@ -96,6 +103,28 @@ lfa_status lfa_scenario_observe(lfa_scenario_check *out, lfa_arena *arena, const
  * says what differed, part by part, with the missing and unexpected keys. */
 bool lfa_scenario_compare(char *diff, size_t cap, const lfa_scenario_check *want, const lfa_scenario_check *got);
 
+/* A writer's key map for one fragment of a version: keys.keys[o] is the
+ * key of the row at physical offset o (a deleted row keeps its key). */
+typedef struct lfa_scenario_fragment_keys {
+  uint64_t id;
+  lfa_keys keys;
+} lfa_scenario_fragment_keys;
+
+/* The key map of a table whose fragments carry keys (lfa_fragment.keys):
+ * the entries point into `t`. Arrays live in `arena`. */
+lfa_status lfa_scenario_key_map(lfa_scenario_fragment_keys **out, size_t *n, lfa_arena *arena, const lfa_table *t,
+                                lfa_error *err);
+
+/* What version `version` of the dataset at `dir` holds on disk, read with
+ * lfa's reader and every reader rule (live rows from its deletion files,
+ * tracked fields from its manifest, is_assigned from its roots and
+ * bitmaps), its rows named through the writer's key map. A fragment the
+ * map does not name, or names with another row count, is an error
+ * (LFA_ERR_RULE). Arrays live in `arena`. */
+lfa_status lfa_scenario_observe_disk(lfa_scenario_check *out, lfa_arena *arena, const lfa_fs *fs, const char *dir,
+                                     uint64_t version, const lfa_scenario_fragment_keys *map, size_t n_map,
+                                     lfa_error *err);
+
 enum { LFA_SCENARIO_FAILURE_MAX = 1024 };
 
 typedef struct lfa_scenario_result {
@@ -106,6 +135,10 @@ typedef struct lfa_scenario_result {
   bool checked;                           /* the step had a check, and it was compared */
   bool passed;                            /* outcome, rule and check as expected */
   char failure[LFA_SCENARIO_FAILURE_MAX]; /* !passed: what differed */
+  /* The writer's observation differs from the bytes it wrote, on the parts
+   * the check states (also when the bytes differ from the check too). */
+  bool disagrees;
+  char disagreement[LFA_SCENARIO_FAILURE_MAX]; /* disagrees: how */
 } lfa_scenario_result;
 
 /* OWNERSHIP: lfa_scenario_report_free. */
@@ -116,13 +149,26 @@ typedef struct lfa_scenario_report {
 } lfa_scenario_report;
 
 /* Judges one step from what happened (r->outcome, r->rule, r->reason and
- * r->head, already set) and, when the step has a check, what was observed
- * after it (NULL: nothing could be observed, which fails a check): sets
- * r->checked, r->passed and, when not passed, r->failure naming the parts
- * and keys that differ. Shared by lfa_scenario_run and the conformance
- * runner, so the reference writer and a writer under test are judged by
- * one rule. */
-void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed);
+ * r->head, already set) and, when the step has a check, what the writer
+ * observed after it (NULL: nothing, which fails a check) and what the
+ * bytes of version r->head hold (`on_disk`, read by lfa's reader; NULL
+ * with `unreadable`: why they could not be read, which fails a check;
+ * NULL without: there are no bytes, a history in memory only). The bytes
+ * are judged first ("on disk: ..."), then the observation against them
+ * ("the writer's reader disagrees with what it wrote: ..."). Sets
+ * r->checked, r->passed, r->disagrees and, when not passed, r->failure
+ * naming the parts and keys that differ. Shared by lfa_scenario_run and
+ * the conformance runner, so the reference writer and a writer under test
+ * are judged by one rule. */
+void lfa_scenario_judge(lfa_scenario_result *r, const lfa_scenario_step *step, const lfa_scenario_check *observed,
+                        const lfa_scenario_check *on_disk, const char *unreadable);
+
+/* The request of step i with the versions it names by step resolved:
+ * `left[j]` is the head after step j (j < i), the version step j
+ * committed when it committed. *read_version is the version to build
+ * against (0: the head), req->version a restore's target. */
+void lfa_scenario_resolve(lfa_request *req, uint64_t *read_version, const lfa_scenario *s, size_t i,
+                          const uint64_t *left);
 
 /* Reads a check object ({"live", "tracked", "assigned"}, the format of
  * conformance/SCENARIOS.md) from a parsed JSON value, as strictly as a
@@ -131,10 +177,12 @@ lfa_status lfa_scenario_check_parse(lfa_scenario_check *out, lfa_arena *arena, c
                                     lfa_error *err);
 
 /* Applies every step to `h` (an empty history) in order and compares each
- * outcome and check with the scenario's, stopping at the first difference.
- * A difference is a verdict (report->passed false), not an error: the
- * status is LFA_OK. An error is input the run cannot use: a read_version
- * past the head, a failure to write, memory; its message names the step. */
+ * outcome and check with the scenario's, stopping at the first difference:
+ * the state a check states is read back from the bytes `h` wrote (its
+ * writer's directory) and compared with the check, and the history's own
+ * head with the bytes. A difference is a verdict (report->passed false),
+ * not an error: the status is LFA_OK. An error is input the run cannot
+ * use: a failure to write, memory; its message names the step. */
 lfa_status lfa_scenario_run(lfa_scenario_report *out, lfa_history *h, const lfa_scenario *s, lfa_error *err);
 void lfa_scenario_report_free(lfa_scenario_report *r);
 
