@@ -39,7 +39,31 @@ check "fragment 1 offset 3 invalidated" sh -c "'$lfa' invalidate '$tmp/s' --fiel
 check "one row unassigned at 7" assigned 7 21 22
 check "a row past the fragment is refused" refused "FA-TXN-10" invalidate "$tmp/s" --field text --rows $(((1 << 32) | 10))
 check "row ids need stable row ids" refused "stable row ids" invalidate "$tmp/s" --field text --row-ids 0
-check "--rows takes numbers" refused "--rows needs" invalidate "$tmp/s" --field text --rows 1,x
+check "--rows takes numbers" refused "--rows: expected a row address" invalidate "$tmp/s" --field text --rows 1,x
+# --rows-from / --row-ids-from: fragment 1 holds offsets 0 to 9, all live and
+# assigned at 7 but offset 3; one number a line, or comma-separated
+f1() { echo $(((1 << 32) | $1)); }
+printf '%s\n\n%s, %s\r\n' "$(f1 4)" "$(f1 5)" "$(f1 6)" >"$tmp/rows.txt"
+check "--rows-from a file: three rows in one commit" sh -c "'$lfa' invalidate '$tmp/s' --field text --rows-from '$tmp/rows.txt' | grep -q 'committed version 8'"
+check "three more rows unassigned at 8" assigned 8 18 22
+check "--rows-from - reads stdin" sh -c "f1=$(f1 7); echo \$f1 | '$lfa' invalidate '$tmp/s' --field text --rows-from - | grep -q 'committed version 9'"
+check "one more row unassigned at 9" assigned 9 17 22
+# item 8: the rows in the user's words, the line of the file named
+check "a row named twice is refused as a row address" refused "row address $(f1 8) is named twice (fragment 1, offset 8)" invalidate "$tmp/s" --field text --rows "$(f1 8),$(f1 8)"
+printf '%s\n%s\n' "$(f1 8)" "$(f1 8)" >"$tmp/twice.txt"
+printf '%s\n9x\n' "$(f1 8)" >"$tmp/bad.txt"
+printf '1,,2\n' >"$tmp/empty.txt"
+: >"$tmp/none.txt"
+check "a row named twice across lines is refused too" refused "row address $(f1 8) is named twice" invalidate "$tmp/s" --field text --rows-from "$tmp/twice.txt"
+check "a bad byte names the file and its line" refused "bad.txt line 2: expected a row address" invalidate "$tmp/s" --field text --rows-from "$tmp/bad.txt"
+check "an empty entry is refused with its line" refused "line 1: a comma with no number before it" invalidate "$tmp/s" --field text --rows-from "$tmp/empty.txt"
+check "an empty file names no row" refused "names no row address" invalidate "$tmp/s" --field text --rows-from "$tmp/none.txt"
+check "a missing file is refused" refused "cannot open it" invalidate "$tmp/s" --field text --rows-from "$tmp/missing.txt"
+check "--row-ids-from needs stable row ids" refused "stable row ids" invalidate "$tmp/s" --field text --row-ids-from "$tmp/rows.txt"
+check "one list only" refused "once" invalidate "$tmp/s" --field text --rows 0 --rows-from "$tmp/rows.txt"
+check "a number past 2^64-1 is refused" refused "at most 2^64-1" invalidate "$tmp/s" --field text --rows 18446744073709551616
+# LFA_ONTO_ROWS_MAX is 2^24 (onto.h): one more row is refused while reading
+check "more rows than one commit takes" sh -c "seq 0 16777216 | '$lfa' invalidate '$tmp/s' --field text --rows-from - 2>&1 >/dev/null | grep -q 'more than 16777216 rows'"
 check "verify finds no error" "$lfa" verify "$tmp/s"
 # 03§1: a table tracked with the writer bit alone keeps that policy; facts of
 # the shared dataset by its README (one field, x, versions 1 and 2)

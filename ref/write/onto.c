@@ -158,6 +158,27 @@ static lfa_status locate_rows(named_id *at, const onto *o, lfa_error *err) {
   return st;
 }
 
+/* Each row named once, said in the caller's words (its address or row id)
+ * before the model sees the rows as keys. One bitmap of offsets per
+ * fragment: naming n rows costs O(n). */
+static lfa_status named_once(const named_id *at, const onto *o, lfa_error *err) {
+  const lfa_onto_request *q = o->req;
+  roaring_bitmap_t **seen = calloc(o->head.n_fragments + 1, sizeof *seen);
+  lfa_status st = seen ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++) {
+    roaring_bitmap_t **s = &seen[at[k].frag];
+    if (*s == NULL && (*s = roaring_bitmap_create()) == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    else if (!roaring_bitmap_add_checked(*s, at[k].offset))
+      st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s %" PRIu64 " is named twice (fragment %" PRIu64 ", offset %" PRIu32 ")",
+                    q->by_row_id ? "row id" : "row address", q->rows[k], o->head.fragments[at[k].frag].id,
+                    at[k].offset);
+  }
+  for (size_t i = 0; seen != NULL && i < o->head.n_fragments; i++)
+    if (seen[i] != NULL) roaring_bitmap_free(seen[i]); /* CRoaring 0.2 does not take NULL */
+  free(seen);
+  return st;
+}
+
 /* Gives the fragments holding a named row their mutation keys (the row's
  * address or row id: the name the caller used), each fragment's once, and
  * lists them in o->keys. */
@@ -174,6 +195,7 @@ static lfa_status name_rows(onto *o, lfa_error *err) {
     return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   }
   lfa_status st = locate_rows(at, o, err);
+  if (st == LFA_OK) st = named_once(at, o, err);
   for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++) {
     lfa_fragment *f = &o->head.fragments[at[k].frag];
     if (f->keys == NULL) {
