@@ -235,15 +235,15 @@ static void emit_rows(eval_out *out, const lfa_expr_scan *scan, const lfa_snapsh
  * row is visited, and no bitmap is read that the rows would not need. */
 static void count_rows(eval_out *out, const lfa_expr_scan *scan, bool by_fragment) {
   for (size_t k = 0; k < scan->count; k++) {
-    lfa_expr_count c;
+    lfa_row_counts c;
     lfa_expr_fragment_counts(&c, scan, k);
-    out->t.live += c.assigned + c.unassigned;
+    out->t.live += c.live_rows;
     out->t.assigned += c.assigned;
     if (!by_fragment) continue;
     uint64_t id = scan->fragments[k].id;
     if (out->w == NULL) {
       printf("fragment %" PRIu64 ": %" PRIu64 " physical rows, %" PRIu64 " deleted, %" PRIu64 " live: %" PRIu64
-             " assigned, %" PRIu64 " unassigned\n", id, c.physical_rows, c.deleted_rows, c.assigned + c.unassigned,
+             " assigned, %" PRIu64 " unassigned\n", id, c.physical_rows, c.deleted_rows, c.live_rows,
              c.assigned, c.unassigned);
       continue;
     }
@@ -251,7 +251,7 @@ static void count_rows(eval_out *out, const lfa_expr_scan *scan, bool by_fragmen
     json_u64(out->w, "fragment", id);
     json_u64(out->w, "physical_rows", c.physical_rows);
     json_u64(out->w, "deleted_rows", c.deleted_rows);
-    json_u64(out->w, "live_rows", c.assigned + c.unassigned);
+    json_u64(out->w, "live_rows", c.live_rows);
     json_u64(out->w, "assigned", c.assigned);
     json_u64(out->w, "unassigned", c.unassigned);
     json_close_object(out->w);

@@ -179,17 +179,9 @@ lfa_status lfa_expr_select(roaring_bitmap_t **out, const lfa_expr_scan *s, size_
  * cardinalities alone. */
 lfa_status lfa_expr_counts(uint64_t *assigned, uint64_t *unassigned, const lfa_expr_scan *s, lfa_error *err);
 
-/* One fragment's rows, from cardinalities alone. physical_rows =
- * live + deleted_rows, and live = assigned + unassigned: `assigned` counts
- * live rows only (a deleted row is neither). bitmap_rows is the raw
- * cardinality of the fragment's partial bitmap (deleted offsets included;
- * 0 for an all_assigned fragment or one without an entry). */
-typedef struct lfa_expr_count {
-  uint64_t physical_rows, deleted_rows, bitmap_rows, assigned, unassigned;
-} lfa_expr_count;
-
-/* The counts of fragment k of an open scan (k < s->count). */
-void lfa_expr_fragment_counts(lfa_expr_count *out, const lfa_expr_scan *s, size_t k);
+/* The counts of fragment k of an open scan (k < s->count), from
+ * cardinalities alone (lfa/dataset.h: one meaning of each number). */
+void lfa_expr_fragment_counts(lfa_row_counts *out, const lfa_expr_scan *s, size_t k);
 
 /* ---- Substrait [FA-EXPR-12, FA-EXPR-13] ------------------------------------------ */
 
