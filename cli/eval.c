@@ -371,11 +371,7 @@ static int parse_args(eval_args *a, int argc, char **argv) {
       {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
       {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
   };
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(HELP, stdout), fputs(HELP_OPTIONS, stdout);
-      exit(LFA_EXIT_OK);
-    }
+  if (lfa_cli_wants_help(argc, argv)) fputs(HELP, stdout), fputs(HELP_OPTIONS, stdout), exit(LFA_EXIT_OK);
   int r = lfa_cli_parse("eval", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
   if (r == 0) return 0;

@@ -74,5 +74,10 @@ check "a later invalidate keeps the writer bit alone" sh -c "'$lfa' invalidate '
   '$lfa' dump '$tmp/w' --version 4 | grep -q 'reader flags 0, writer flags 65536 (field_assignment)'"
 check "--reader-bit sets both words after all" sh -c "'$lfa' invalidate '$tmp/w' --field x --rows 1 --reader-bit | grep -q 'version 5 .*in both feature words' &&
   '$lfa' dump '$tmp/w' --version 5 | grep -q 'reader flags 65536 (field_assignment), writer flags 65536 (field_assignment)'"
+# 10§2: the writer bit alone (v3, kept at v4) is warned about once, where it
+# starts; --strict at each version that keeps it; v5 has both bits
+flag2() { "$lfa" verify "$tmp/w" "$@" | grep 'warning FA-FLAG-2' | sed 's/: warning.*//' | tr '\n' ' '; }
+check "FA-FLAG-2 once, at the version that set the policy" test "$(flag2)" = "version 3 "
+check "--strict: at every version that keeps it" test "$(flag2 --strict)" = "version 3 version 4 "
 check "--writer-bit-only and --reader-bit contradict" refused "contradict" invalidate "$tmp/w" --field x --rows 2 --writer-bit-only --reader-bit
 finish
