@@ -64,6 +64,17 @@ check "one list only" refused "once" invalidate "$tmp/s" --field text --rows 0 -
 check "a number past 2^64-1 is refused" refused "at most 2^64-1" invalidate "$tmp/s" --field text --rows 18446744073709551616
 # LFA_ONTO_ROWS_MAX is 2^24 (onto.h): one more row is refused while reading
 check "more rows than one commit takes" sh -c "seq 0 16777216 | '$lfa' invalidate '$tmp/s' --field text --rows-from - 2>&1 >/dev/null | grep -q 'more than 16777216 rows'"
+# item 8: refusals speak of the rows and fields the user gave, never of the
+# mutation lfa plans (an "update"), nor of keys
+words() { # the command's arguments: its one stderr line names no internal word
+  "$lfa" "$@" >/dev/null 2>"$tmp/w.err"
+  [ -s "$tmp/w.err" ] || { echo "no refusal"; return 1; }
+  ! sed 's/^lfa [a-z]*: [^:]*: //' "$tmp/w.err" | grep -qiE 'update:|track:|\bkey' || { cat "$tmp/w.err"; return 1; }
+}
+check "an untracked field: no mutation name" words invalidate "$tmp/s" --field id --rows 0
+check "an unknown field: no mutation name" words invalidate "$tmp/s" --field nope --rows 0
+check "a row named twice: no key" words invalidate "$tmp/s" --field text --rows 0,0
+check "a tracked field tracked again: no mutation name" words track "$tmp/s" --field embedding --initial assigned
 check "verify finds no error" "$lfa" verify "$tmp/s"
 # 03§1: a table tracked with the writer bit alone keeps that policy; facts of
 # the shared dataset by its README (one field, x, versions 1 and 2)

@@ -225,7 +225,8 @@ static lfa_status plan(onto *o, lfa_error *err) {
   } else if (q->op != LFA_OP_TRACK || (q->initial != LFA_ASSIGNED && q->initial != LFA_UNASSIGNED)) {
     st = lfa_fail(err, LFA_ERR_USAGE, NULL, "only TRACK (assigned or unassigned) and an invalidation commit onto a table");
   }
-  if (st == LFA_OK) st = lfa_mutate(&o->change, &o->head, &r, err);
+  if (st == LFA_OK && (st = lfa_mutate(&o->change, &o->head, &r, err)) != LFA_OK)
+    lfa_error_unprefix(err, lfa_op_name(q->op)); /* the caller ran track or invalidate, not "update" */
   Lance__Table__Transaction *t = o->change.txn;
   if (st == LFA_OK && q->op == LFA_OP_TRACK && t->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT) {
     /* The Project carries P's own schema, field metadata and all: the
