@@ -90,5 +90,13 @@ check "--reader-bit sets both words after all" sh -c "'$lfa' invalidate '$tmp/w'
 flag2() { "$lfa" verify "$tmp/w" "$@" | grep 'warning FA-FLAG-2' | sed 's/: warning.*//' | tr '\n' ' '; }
 check "FA-FLAG-2 once, at the version that set the policy" test "$(flag2)" = "version 3 "
 check "--strict: at every version that keeps it" test "$(flag2 --strict)" = "version 3 version 4 "
+# FA-LANCE-12: Lance 0.7.5 wrote no physical_rows (0, unknown; the shared
+# data's README): tracking would commit a version no reader may load
+cp -r ../shared/lance-test-data/v0.7.5/with_deletions "$tmp/old"
+chmod -R u+w "$tmp/old"
+files() { find "$tmp/old" -type f | wc -l; }
+check "a table without physical_rows is not tracked" refused "fragment 0 of version 2 has physical_rows 0" track "$tmp/old" --field x --initial assigned
+check "... and stays as Lance wrote it" sh -c "'$lfa' verify '$tmp/old' | tail -1 | grep -q '2 versions checked (1 to 2): 0 errors'"
+files() { find "$tmp/s" -type f | wc -l; }
 check "--writer-bit-only and --reader-bit contradict" refused "contradict" invalidate "$tmp/w" --field x --rows 2 --writer-bit-only --reader-bit
 finish

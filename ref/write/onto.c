@@ -90,6 +90,20 @@ static lfa_status check_flags(const onto *o, lfa_error *err) {
   return st;
 }
 
+/* [FA-LANCE-12] N has descriptors, so every fragment needs a known
+ * physical_rows: old Lance wrote 0 for "unknown", and a state is bounded by
+ * the count. lfa reads no data file to learn it: the table is refused. */
+static lfa_status check_rows_known(const onto *o, lfa_error *err) {
+  for (size_t i = 0; i < o->head.n_fragments; i++)
+    if (o->head.fragments[i].physical_rows == 0)
+      return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-12",
+                      "fragment %" PRIu64 " of version %" PRIu64 " has physical_rows 0 (unknown: written by a Lance "
+                      "release that did not record it); a tracked field needs every fragment's row count, so this "
+                      "table can be tracked only after its fragments are rewritten (a compaction by a current Lance)",
+                      o->head.fragments[i].id, o->head.version);
+  return LFA_OK;
+}
+
 /* ---- 2. the rows ------------------------------------------------------------------- */
 
 /* [FA-TXN-10] the live row at address `a`: fragment index and offset. */
@@ -403,6 +417,7 @@ static lfa_status attempt(lfa_onto_result *out, const lfa_fs *fs, const char *di
   Lance__Table__FieldAssignmentState **states = NULL;
   lfa_status st = load_head(&o, err);
   if (st == LFA_OK) st = check_flags(&o, err);
+  if (st == LFA_OK) st = check_rows_known(&o, err);
   if (st == LFA_OK) st = plan(&o, err);
   if (st == LFA_OK) st = same_fragments(&o, err);
   if (st == LFA_OK) st = descriptors(&states, &o, err);
