@@ -29,6 +29,9 @@ assert (a, len(r)) == (int(sys.argv[2]), int(sys.argv[3])), (a, len(r))' "$tmp/e
 check "track --help states the flag policy" sh -c "'$lfa' track --help | grep -q 'both feature words' &&
   '$lfa' track --help | grep -q 'Lance 8' && '$lfa' track --help | grep -q -- '--writer-bit-only' &&
   '$lfa' invalidate --help | grep -q -- '--row-ids'"
+check "lfa --help names --rows-from, --count and verify's --since-last and --strict" sh -c "'$lfa' --help | grep -q -- '--rows-from FILE' &&
+  '$lfa' --help | grep -q -- '--count \\[--by-fragment\\] | --ranges' && '$lfa' --help | grep -q -- '--since-last STATEFILE\\] \\[--full\\] \\[--strict' &&
+  '$lfa' --help | grep -q 'dump DATASET \\[--version N\\] \\[--rows\\]'"
 check "an unknown field is refused" refused "unknown field 'nope'" track "$tmp/s" --field nope --initial assigned
 check "--initial is required" refused "--initial" track "$tmp/s" --field text
 check "an untracked field is not invalidated" refused "FA-INVAL-2" invalidate "$tmp/s" --field text --rows 0
