@@ -98,6 +98,12 @@ static int take(const char *cmd, const lfa_cli_option *o, size_t *times, int *i,
   return 1;
 }
 
+bool lfa_cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+  return false;
+}
+
 int lfa_cli_parse(const char *cmd, const char *help, const lfa_cli_option *opts, size_t n_opts, const char **pos,
                   size_t n_pos, int argc, char **argv) {
   size_t times[OPTIONS_MAX] = {0}, n_given = 0;

@@ -36,6 +36,11 @@ typedef struct lfa_cli_option {
 int lfa_cli_parse(const char *cmd, const char *help, const lfa_cli_option *opts, size_t n_opts, const char **pos,
                   size_t n_pos, int argc, char **argv);
 
+/* Whether argv[1..argc) asks for the help ("--help" or "-h"): for a
+ * command whose help is longer than one string literal may be, printed in
+ * parts before lfa_cli_parse runs. */
+bool lfa_cli_wants_help(int argc, char **argv);
+
 /* One decimal number in [lo, hi], the same rules as above: false (after
  * one line on stderr naming `cmd` and `opt`) when it is not. */
 bool lfa_cli_u64(uint64_t *out, const char *cmd, const char *opt, const char *text, uint64_t lo, uint64_t hi);

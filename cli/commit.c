@@ -48,14 +48,26 @@ static const char TRACK_HELP[] =
     "\n";
 
 static const char INVALIDATE_HELP[] =
-    "usage: lfa invalidate DATASET --field NAME (--rows ADDR[,ADDR...] | --row-ids ID[,ID...])\n"
+    "usage: lfa invalidate DATASET --field NAME (--rows ADDR[,ADDR...] | --row-ids ID[,ID...]\n"
+    "                      | --rows-from FILE | --row-ids-from FILE)\n"
     "                      [--writer-bit-only | --reader-bit] [--stats] [--allow-http]\n"
     "\n"
     "Marks the tracked field NAME unassigned on the given live rows: one new\n"
     "version, an Update that rewrites nothing (an invalidation-only commit,\n"
     "FA-INVAL-1). Rows are named by row address (fragment id << 32 | offset,\n"
     "decimal: what Lance scans as _rowaddr) or, on a table with stable row ids,\n"
-    "by row id (_rowid). At most 65536 rows per commit.\n"
+    "by row id (_rowid). Each row once; every one must be live.\n"
+    "\n"
+    "  --rows LIST, --row-ids LIST   the rows in the argument, comma-separated\n"
+    "  --rows-from FILE, --row-ids-from FILE\n"
+    "                                the rows in FILE (\"-\": stdin), one number a\n"
+    "                                line or comma-separated; blank lines and spaces\n"
+    "                                around a number are allowed\n"
+    "\n"
+    "Any number of rows up to 16777216 (LFA_ONTO_ROWS_MAX) is one commit: the\n"
+    "format sets no smaller bound. The rows go into the transaction as one\n"
+    "treemap (FA-TXN-1), at most 10 bytes a row, so 2^24 rows stay within\n"
+    "the reference limit of a transaction, 256 MiB (FA-LIMIT-3).\n"
     "\n";
 
 static const char TAIL[] =
@@ -79,30 +91,122 @@ typedef struct commit_args {
   const char *dataset, *field;
   bool stats, allow_http;
   lfa_onto_request req;
-  uint64_t rows[LFA_ONTO_ROWS_MAX];
+  uint64_t *rows; /* req.rows: grown by doubling, up to LFA_ONTO_ROWS_MAX */
+  size_t cap;
 } commit_args;
 
-/* A comma-separated list of decimal u64s into a->rows. */
-static bool parse_rows(commit_args *a, const char *cmd, const char *flag, const char *text) {
-  const char *at = text;
-  a->req.n_rows = 0;
-  while (*at != '\0') {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(at, &end, 10);
-    if (end == at || *at < '0' || *at > '9' || errno != 0 || (*end != ',' && *end != '\0')) {
-      fprintf(stderr, "lfa %s: %s needs non-negative integers separated by commas, got '%s'\n", cmd, flag, text);
-      return false;
-    }
-    if (a->req.n_rows == LFA_ONTO_ROWS_MAX) {
-      fprintf(stderr, "lfa %s: %s names more than %u rows\n", cmd, flag, LFA_ONTO_ROWS_MAX);
-      return false;
-    }
-    a->rows[a->req.n_rows++] = v;
-    at = *end == ',' ? end + 1 : end;
+/* Reading a list of rows: decimal numbers separated by commas or line ends
+ * (blank lines, spaces and tabs around a number, and "\r\n" allowed), from
+ * an argument or a file. `source` names it in messages ("--rows",
+ * "rows.txt"); `line` counts from 1. */
+typedef struct row_reader {
+  commit_args *a;
+  const char *cmd, *source, *what; /* what: "row address" or "row id" */
+  uint64_t value, line;
+  unsigned digits;
+  bool ended, after_comma; /* a number ended since the last separator; the last one was ',' */
+} row_reader;
+
+static bool rows_fail(const row_reader *r, const char *why) {
+  char shown[LFA_CLI_SHOWN_BYTES];
+  fprintf(stderr, "lfa %s: %s", r->cmd, lfa_cli_shown(shown, sizeof shown, r->source));
+  if (r->line > 0) fprintf(stderr, " line %" PRIu64, r->line);
+  fprintf(stderr, ": %s\n", why);
+  return false;
+}
+
+static bool rows_push(row_reader *r) {
+  commit_args *a = r->a;
+  if (r->digits == 0) return true;
+  if (a->req.n_rows == LFA_ONTO_ROWS_MAX) {
+    char why[160];
+    snprintf(why, sizeof why, "more than %u rows; one commit invalidates at most %u (LFA_ONTO_ROWS_MAX)",
+             LFA_ONTO_ROWS_MAX, LFA_ONTO_ROWS_MAX);
+    return rows_fail(r, why);
   }
-  a->req.rows = a->rows;
-  return a->req.n_rows > 0 || (fprintf(stderr, "lfa %s: %s names no row\n", cmd, flag), false);
+  if (a->req.n_rows == a->cap) {
+    size_t cap = a->cap ? 2 * a->cap : 1024;
+    uint64_t *grown = realloc(a->rows, (cap < LFA_ONTO_ROWS_MAX ? cap : LFA_ONTO_ROWS_MAX) * sizeof *grown);
+    if (grown == NULL) return rows_fail(r, "out of memory");
+    a->rows = grown, a->cap = cap < LFA_ONTO_ROWS_MAX ? cap : LFA_ONTO_ROWS_MAX;
+  }
+  a->rows[a->req.n_rows++] = r->value;
+  r->value = 0, r->digits = 0, r->ended = true, r->after_comma = false;
+  return true;
+}
+
+/* One byte of the list. */
+static bool rows_byte(row_reader *r, unsigned char c) {
+  char why[160];
+  if (c >= '0' && c <= '9') {
+    unsigned d = c - '0';
+    if (r->ended) return rows_fail(r, "two numbers need a comma or a line end between them");
+    if (r->value > (UINT64_MAX - d) / 10) {
+      snprintf(why, sizeof why, "a %s is at most 2^64-1", r->what);
+      return rows_fail(r, why);
+    }
+    r->value = r->value * 10 + d, r->digits++;
+    return true;
+  }
+  if (c == ' ' || c == '\t' || c == '\r') return rows_push(r);
+  if (c == ',') {
+    if (!rows_push(r)) return false;
+    if (!r->ended) return rows_fail(r, "a comma with no number before it");
+    r->ended = false, r->after_comma = true;
+    return true;
+  }
+  if (c == '\n') {
+    if (!rows_push(r)) return false;
+    if (r->after_comma) return rows_fail(r, "a comma with no number after it");
+    r->ended = false;
+    if (r->line > 0) r->line++;
+    return true;
+  }
+  snprintf(why, sizeof why, "expected a %s (decimal digits), a comma or a line end, got the byte 0x%02x", r->what, c);
+  return rows_fail(r, why);
+}
+
+/* The end of the list: the last number, and a list that named no row. */
+static bool rows_end(row_reader *r) {
+  if (!rows_byte(r, '\n')) return false;
+  if (r->a->req.n_rows == 0) {
+    char why[80];
+    snprintf(why, sizeof why, "names no %s", r->what);
+    r->line = 0;
+    return rows_fail(r, why);
+  }
+  r->a->req.rows = r->a->rows;
+  return true;
+}
+
+/* --rows / --row-ids: the list in the argument itself. */
+static bool parse_rows(commit_args *a, const char *cmd, const char *flag, const char *text) {
+  row_reader r = {a, cmd, flag, a->req.by_row_id ? "row id" : "row address", 0, 0, 0, false, false};
+  for (const char *c = text; *c != '\0'; c++)
+    if (!rows_byte(&r, (unsigned char)*c)) return false;
+  return rows_end(&r);
+}
+
+/* --rows-from / --row-ids-from: the list in FILE, or on stdin for "-", for
+ * lists past what one argument can hold (Linux: 128 KiB). */
+static bool read_rows(commit_args *a, const char *cmd, const char *path) {
+  row_reader r = {a, cmd, strcmp(path, "-") == 0 ? "stdin" : path, a->req.by_row_id ? "row id" : "row address",
+                  0, 1, 0, false, false};
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (f == NULL) {
+    char why[160];
+    snprintf(why, sizeof why, "cannot open it: %s", strerror(errno));
+    r.line = 0;
+    return rows_fail(&r, why);
+  }
+  unsigned char buf[1 << 16];
+  size_t n;
+  bool ok = true;
+  while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+    for (size_t k = 0; ok && k < n; k++) ok = rows_byte(&r, buf[k]);
+  if (ok && ferror(f)) r.line = 0, ok = rows_fail(&r, "read failed");
+  if (f != stdin) fclose(f);
+  return ok && rows_end(&r);
 }
 
 static bool parse_option(commit_args *a, const char *cmd, int argc, char **argv, int *i) {
@@ -122,10 +226,12 @@ static bool parse_option(commit_args *a, const char *cmd, int argc, char **argv,
     if (strcmp(v, "unassigned") == 0) return a->req.initial = LFA_UNASSIGNED, true;
     return fprintf(stderr, "lfa track: --initial is assigned or unassigned, got '%s'\n", v), false;
   }
-  if (!track && (strcmp(o, "--rows") == 0 || strcmp(o, "--row-ids") == 0)) {
-    if (a->req.n_rows > 0) return fprintf(stderr, "lfa invalidate: give --rows or --row-ids, once\n"), false;
-    a->req.by_row_id = strcmp(o, "--row-ids") == 0;
-    return parse_rows(a, cmd, o, v);
+  bool from_file = strcmp(o, "--rows-from") == 0 || strcmp(o, "--row-ids-from") == 0;
+  if (!track && (from_file || strcmp(o, "--rows") == 0 || strcmp(o, "--row-ids") == 0)) {
+    if (a->req.n_rows > 0)
+      return fprintf(stderr, "lfa invalidate: give one of --rows, --row-ids, --rows-from, --row-ids-from, once\n"), false;
+    a->req.by_row_id = strncmp(o, "--row-ids", 9) == 0;
+    return from_file ? read_rows(a, cmd, v) : parse_rows(a, cmd, o, v);
   }
   return fprintf(stderr, "lfa %s: unknown option '%s' (see --help)\n", cmd, o), false;
 }
@@ -155,7 +261,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
   for (int i = 1; ok && i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("%s%s%s", help, POLICY, TAIL);
-      free(a);
+      free(a->rows), free(a);
       return LFA_EXIT_OK;
     }
     if (argv[i][0] == '-') ok = parse_option(a, cmd, argc, argv, &i);
@@ -192,7 +298,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     }
     if (opened) lfa_cli_store_close(&store);
   }
-  free(a);
+  free(a->rows), free(a);
   return status;
 }
 

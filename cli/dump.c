@@ -26,8 +26,13 @@ static const char HELP[] =
     "fragments (id, physical rows, deleted and live rows, data files with their\n"
     "field ids, where -2 is a tombstone: a column a newer data file of the\n"
     "fragment replaced) and, for every tracked field, the assignment state of each\n"
-    "fragment: all rows, or a partial bitmap with its count. Fragments a\n"
-    "tracked field does not list have no assigned row.\n"
+    "fragment it lists: `all` or `partial`, then A of L live rows assigned\n"
+    "(assigned: live rows whose offset the state holds; a deleted row is\n"
+    "neither assigned nor unassigned), and for a partial bitmap its raw\n"
+    "cardinality (bitmap B offsets: deleted offsets stay in it, FA-DELETE-1),\n"
+    "beside the physical and deleted rows (physical = live + deleted). The\n"
+    "numbers are eval --count --by-fragment's. Fragments a tracked field does\n"
+    "not list have no assigned row.\n"
     "\n"
     "lfa reads metadata only (manifests, transactions, deletion files and\n"
     "_field_assignments/ objects), never .lance data files. Every rule an\n"
@@ -189,12 +194,6 @@ static uint64_t deleted_rows(const lfa_snapshot *s, size_t i) {
   return s->deleted[i] ? roaring_bitmap_get_cardinality(s->deleted[i]) : 0;
 }
 
-static uint64_t assigned_rows(const lfa_snapshot *s, const lfa_fragment_assignment *a) {
-  if (!a->all) return roaring_bitmap_get_cardinality(a->rows);
-  size_t i = lfa_snapshot_fragment(s, a->fragment_id);
-  return s->file.manifest->fragments[i]->physical_rows;
-}
-
 static const char *field_name(const lfa_snapshot *s, int32_t id) {
   const Lance__File__Field *f = lfa_snapshot_field(s, id);
   return f ? f->name : "?";
@@ -246,11 +245,14 @@ static void text_tracked(FILE *out, const lfa_snapshot *s) {
     fprintf(out, "    field %d (", tf->field_id), lfa_put_text(out, field_name(s, tf->field_id));
     fputs("): root ", out), lfa_put_text(out, tf->root_file->path);
     fprintf(out, ", %" PRIu64 " bytes%s\n", tf->root_file->size_bytes, tf->count == 0 ? ", no row assigned" : "");
-    for (size_t k = 0; k < tf->count; k++) {
+    for (size_t k = 0; k < tf->count; k++) { /* the numbers of lfa/dataset.h, as eval --count shows them */
       const lfa_fragment_assignment *a = &tf->fragments[k];
-      size_t i = lfa_snapshot_fragment(s, a->fragment_id);
-      fprintf(out, "      fragment %" PRIu64 ": %s %" PRIu64 " of %" PRIu64 "\n", a->fragment_id,
-              a->all ? "all" : "partial", assigned_rows(s, a), s->file.manifest->fragments[i]->physical_rows);
+      lfa_row_counts c;
+      lfa_snapshot_row_counts(&c, s, tf, lfa_snapshot_fragment(s, a->fragment_id));
+      fprintf(out, "      fragment %" PRIu64 ": %s, %" PRIu64 " of %" PRIu64 " live rows assigned (", a->fragment_id,
+              a->all ? "all" : "partial", c.assigned, c.live_rows);
+      if (!a->all) fprintf(out, "bitmap %" PRIu64 " offsets, ", c.bitmap_rows);
+      fprintf(out, "%" PRIu64 " physical, %" PRIu64 " deleted)\n", c.physical_rows, c.deleted_rows);
     }
   }
 }
@@ -430,10 +432,14 @@ static void json_tracked(json_writer *w, const lfa_snapshot *s) {
     json_u64(w, "root_size_bytes", tf->root_file->size_bytes);
     json_open_array(w, "fragments");
     for (size_t k = 0; k < tf->count; k++) {
+      lfa_row_counts c;
+      lfa_snapshot_row_counts(&c, s, tf, lfa_snapshot_fragment(s, tf->fragments[k].fragment_id));
       json_open_object(w, NULL);
       json_u64(w, "id", tf->fragments[k].fragment_id);
       json_string(w, "state", tf->fragments[k].all ? "all" : "partial");
-      json_u64(w, "assigned_rows", assigned_rows(s, &tf->fragments[k]));
+      json_u64(w, "assigned_rows", c.assigned); /* live rows only, like eval's "assigned" */
+      json_u64(w, "unassigned_rows", c.unassigned);
+      if (!tf->fragments[k].all) json_u64(w, "bitmap_rows", c.bitmap_rows);
       json_close_object(w);
     }
     json_close_array(w);

@@ -27,13 +27,15 @@
 
 static const char HELP[] =
     "usage: lfa eval DATASET --field NAME [--relation R] [--version N] [--json]\n"
+    "                [--count [--by-fragment] | --ranges]\n"
     "       lfa eval DATASET --substrait FILE [--version N] [--json]\n"
     "       lfa eval DATASET (--field NAME | --substrait FILE) --emit-substrait OUT\n"
     "\n"
     "Evaluates is_assigned(NAME) on every live row of one snapshot of the Lance\n"
     "dataset at DATASET (default: the latest version), from the files on disk.\n"
     "Prints one line per live row, `fragment F offset O [row_id R]: true|false`,\n"
-    "then the totals. Deleted rows are not live and are not listed. A row is true\n"
+    "then the totals: live rows, and how many of them are assigned (true) and\n"
+    "unassigned (false). Deleted rows are not live and are not listed. A row is true\n"
     "exactly when its fragment's entry is all_assigned or its partial bitmap\n"
     "holds the offset; the row id is never consulted. With stable row ids\n"
     "(reader feature bit 2) each row's id is shown too, from the fragment's\n"
@@ -60,7 +62,10 @@ static const char HELP[] =
     "stable field id). A missing or invalid root or bitmap is an error naming\n"
     "its path, never `false`. So is a fragment of unknown size (physical_rows 0,\n"
     "from old Lance): a snapshot with a tracked field has none (FA-LANCE-12).\n"
-    "\n"
+    "\n";
+
+/* The options (one literal is at most 4095 bytes for ISO C) */
+static const char HELP_OPTIONS[] =
     "  --field NAME          the field, exactly once (is_assigned takes one argument)\n"
     "  --relation R          the scanned relation's name, accepted as a qualifier\n"
     "  --substrait FILE      the call as a Substrait ExtendedExpression (binary\n"
@@ -71,8 +76,20 @@ static const char HELP[] =
     "                        a Substrait ExtendedExpression to OUT (a new file), and\n"
     "                        print one line saying so instead of evaluating\n"
     "  --version N           evaluate version N instead of the latest\n"
+    "  --count               the totals only, from the bitmaps' cardinalities: no row\n"
+    "                        is visited, and nothing is read but the manifest, the\n"
+    "                        deletion files, the root and the partial bitmaps\n"
+    "  --by-fragment         with --count: one line per fragment too, `fragment F:\n"
+    "                        P physical rows, D deleted, L live: A assigned, U\n"
+    "                        unassigned` (P = L + D, L = A + U)\n"
+    "  --ranges              runs instead of rows: one line per run of consecutive\n"
+    "                        live rows of a fragment with the same value, `fragment F\n"
+    "                        offsets A-B (addresses X-Y, N rows): true|false`; a\n"
+    "                        deleted row ends a run\n"
     "  --json                one JSON document: {\"dataset\", \"version\", \"field\",\n"
-    "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in README.md)\n"
+    "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in README.md);\n"
+    "                        --count leaves out \"rows\" (--by-fragment adds \"fragments\"),\n"
+    "                        --ranges puts \"ranges\" in its place\n"
     LFA_CLI_STORE_HELP_OPTIONS
     "\n" LFA_CLI_STORE_HELP_DATASET
     "\n"
@@ -87,6 +104,7 @@ typedef struct eval_args {
   const char *substrait; /* read the call from this file */
   const char *emit;      /* write the call to this file */
   bool json;
+  bool count, by_fragment, ranges; /* totals only; per fragment too; runs instead of rows */
   bool has_version;
   uint64_t version;
   bool stats, allow_http;
@@ -94,7 +112,7 @@ typedef struct eval_args {
 } eval_args;
 
 typedef struct eval_totals {
-  uint64_t live, assigned;
+  uint64_t live, assigned; /* live rows; live rows where is_assigned is true */
 } eval_totals;
 
 /* ---- planning ------------------------------------------------------------------------ */
@@ -131,6 +149,21 @@ static lfa_status emit_substrait(const eval_args *a, const lfa_expr_plan *p, con
 
 /* ---- output ------------------------------------------------------------------------- */
 
+/* A run of consecutive live rows of one fragment with the same value
+ * (--ranges): a deleted row ends it. */
+typedef struct eval_run {
+  bool open, value;
+  uint32_t first, last;
+} eval_run;
+
+/* What the rows go to: a text line or JSON object each (emit_row), or runs. */
+typedef struct eval_out {
+  json_writer *w; /* NULL: text */
+  bool ranges;
+  eval_run run;
+  eval_totals t;
+} eval_out;
+
 static void emit_row(json_writer *w, const lfa_expr_fragment *f, uint32_t o, const uint64_t *row_id, bool v) {
   if (w == NULL) {
     printf("fragment %" PRIu64 " offset %" PRIu32, f->id, o);
@@ -147,11 +180,44 @@ static void emit_row(json_writer *w, const lfa_expr_fragment *f, uint32_t o, con
   json_close_object(w);
 }
 
+static void emit_run(eval_out *out, const lfa_expr_fragment *f) {
+  const eval_run *r = &out->run;
+  if (!r->open) return;
+  uint64_t a = f->id << 32;
+  if (out->w == NULL) {
+    printf("fragment %" PRIu64 " offsets %" PRIu32 "-%" PRIu32 " (addresses %" PRIu64 "-%" PRIu64 ", %" PRIu32
+           " rows): %s\n", f->id, r->first, r->last, a | r->first, a | r->last, r->last - r->first + 1,
+           r->value ? "true" : "false");
+  } else {
+    json_open_object(out->w, NULL);
+    json_u64(out->w, "fragment", f->id);
+    json_u64(out->w, "first_offset", r->first);
+    json_u64(out->w, "last_offset", r->last);
+    json_u64(out->w, "first_address", a | r->first);
+    json_u64(out->w, "last_address", a | r->last);
+    json_u64(out->w, "rows", (uint64_t)r->last - r->first + 1);
+    json_bool(out->w, "assigned", r->value);
+    json_close_object(out->w);
+  }
+  out->run.open = false;
+}
+
+static void take_row(eval_out *out, const lfa_expr_fragment *f, uint32_t o, const uint64_t *row_id, bool v) {
+  out->t.live++;
+  out->t.assigned += v;
+  if (!out->ranges) {
+    emit_row(out->w, f, o, row_id, v);
+    return;
+  }
+  eval_run *r = &out->run;
+  if (r->open && r->value == v && r->last + 1 == o) r->last = o;
+  else emit_run(out, f), *r = (eval_run){true, v, o, o};
+}
+
 /* Live rows in fragment id order, offsets ascending, each evaluated row by
- * row [FA-EXPR-5]. `w` is NULL for text. The scan was opened on every
- * fragment, whose offsets have row addresses (lfa_expr_bind), so no row
- * can be refused. */
-static void emit_rows(json_writer *w, eval_totals *t, const lfa_expr_scan *scan, const lfa_snapshot *s) {
+ * row [FA-EXPR-5]. The scan was opened on every fragment, whose offsets
+ * have row addresses (lfa_expr_bind), so no row can be refused. */
+static void emit_rows(eval_out *out, const lfa_expr_scan *scan, const lfa_snapshot *s) {
   for (size_t k = 0; k < scan->count; k++) {
     const lfa_expr_fragment *f = &scan->fragments[k];
     for (uint64_t o = 0; o < f->physical_rows; o++) {
@@ -159,10 +225,36 @@ static void emit_rows(json_writer *w, eval_totals *t, const lfa_expr_scan *scan,
       if (f->deleted != NULL && roaring_bitmap_contains(f->deleted, off)) continue;
       bool v = false;
       lfa_expr_row(&v, scan, k, off, NULL);
-      emit_row(w, f, off, s->stable_row_ids ? &s->row_ids[f->index].ids[o] : NULL, v);
-      t->live++;
-      t->assigned += v;
+      take_row(out, f, off, s->stable_row_ids ? &s->row_ids[f->index].ids[o] : NULL, v);
     }
+    emit_run(out, f);
+  }
+}
+
+/* --count: the totals (and each fragment's) from cardinalities alone: no
+ * row is visited, and no bitmap is read that the rows would not need. */
+static void count_rows(eval_out *out, const lfa_expr_scan *scan, bool by_fragment) {
+  for (size_t k = 0; k < scan->count; k++) {
+    lfa_row_counts c;
+    lfa_expr_fragment_counts(&c, scan, k);
+    out->t.live += c.live_rows;
+    out->t.assigned += c.assigned;
+    if (!by_fragment) continue;
+    uint64_t id = scan->fragments[k].id;
+    if (out->w == NULL) {
+      printf("fragment %" PRIu64 ": %" PRIu64 " physical rows, %" PRIu64 " deleted, %" PRIu64 " live: %" PRIu64
+             " assigned, %" PRIu64 " unassigned\n", id, c.physical_rows, c.deleted_rows, c.live_rows,
+             c.assigned, c.unassigned);
+      continue;
+    }
+    json_open_object(out->w, NULL);
+    json_u64(out->w, "fragment", id);
+    json_u64(out->w, "physical_rows", c.physical_rows);
+    json_u64(out->w, "deleted_rows", c.deleted_rows);
+    json_u64(out->w, "live_rows", c.live_rows);
+    json_u64(out->w, "assigned", c.assigned);
+    json_u64(out->w, "unassigned", c.unassigned);
+    json_close_object(out->w);
   }
 }
 
@@ -172,10 +264,11 @@ static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_
   printf(", version %" PRIu64 ", is_assigned(", s->version), lfa_put_text(stdout, path);
   printf("): field %d, %s\n", scan->binding->plan.field_id,
          s->stable_row_ids ? "stable row ids" : "address mode (row ids are row addresses)");
-  eval_totals t = {0, 0};
-  emit_rows(NULL, &t, scan, s);
-  printf("totals: %" PRIu64 " live rows, %" PRIu64 " assigned, %" PRIu64 " unassigned\n", t.live, t.assigned,
-         t.live - t.assigned);
+  eval_out out = {.ranges = a->ranges};
+  if (a->count) count_rows(&out, scan, a->by_fragment);
+  else emit_rows(&out, scan, s);
+  printf("totals: %" PRIu64 " live rows, %" PRIu64 " assigned, %" PRIu64 " unassigned\n", out.t.live, out.t.assigned,
+         out.t.live - out.t.assigned);
 }
 
 static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
@@ -191,14 +284,16 @@ static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_
   json_string(&w, "path", path);
   json_close_object(&w);
   json_bool(&w, "stable_row_ids", s->stable_row_ids);
-  eval_totals t = {0, 0};
-  json_open_array(&w, "rows");
-  emit_rows(&w, &t, scan, s);
-  json_close_array(&w);
+  eval_out out = {.w = &w, .ranges = a->ranges};
+  if (a->count && a->by_fragment) json_open_array(&w, "fragments");
+  if (!a->count) json_open_array(&w, a->ranges ? "ranges" : "rows");
+  if (a->count) count_rows(&out, scan, a->by_fragment);
+  else emit_rows(&out, scan, s);
+  if (!a->count || a->by_fragment) json_close_array(&w);
   json_open_object(&w, "totals");
-  json_u64(&w, "live_rows", t.live);
-  json_u64(&w, "assigned", t.assigned);
-  json_u64(&w, "unassigned", t.live - t.assigned);
+  json_u64(&w, "live_rows", out.t.live);
+  json_u64(&w, "assigned", out.t.assigned);
+  json_u64(&w, "unassigned", out.t.live - out.t.assigned);
   json_close_object(&w);
   json_close_object(&w);
   json_finish(&w);
@@ -265,6 +360,9 @@ static int parse_args(eval_args *a, int argc, char **argv) {
   size_t n_fields = 0, has_version = 0;
   const lfa_cli_option opts[] = {
       {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
+      {"--count", LFA_CLI_FLAG, &a->count, NULL, 1, 0, 0},
+      {"--by-fragment", LFA_CLI_FLAG, &a->by_fragment, NULL, 1, 0, 0},
+      {"--ranges", LFA_CLI_FLAG, &a->ranges, NULL, 1, 0, 0},
       {"--field", LFA_CLI_TEXT, fields, &n_fields, 2, 0, 0}, /* a second one is said below */
       {"--substrait", LFA_CLI_TEXT, &a->substrait, NULL, 1, 0, 0},
       {"--emit-substrait", LFA_CLI_TEXT, &a->emit, NULL, 1, 0, 0},
@@ -273,6 +371,7 @@ static int parse_args(eval_args *a, int argc, char **argv) {
       {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
       {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
   };
+  if (lfa_cli_wants_help(argc, argv)) fputs(HELP, stdout), fputs(HELP_OPTIONS, stdout), exit(LFA_EXIT_OK);
   int r = lfa_cli_parse("eval", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
   if (r == 0) return 0;
@@ -286,8 +385,10 @@ static int parse_args(eval_args *a, int argc, char **argv) {
     return usage_error("missing --field NAME (is_assigned takes exactly one field)", NULL);
   if (a->relation != NULL && a->substrait != NULL)
     return usage_error("--relation qualifies --field; a Substrait reference is positional", NULL);
-  if (a->emit != NULL && a->json)
-    return usage_error("--emit-substrait writes a file; --json has nothing to print", NULL);
+  if (a->emit != NULL && (a->json || a->count || a->ranges))
+    return usage_error("--emit-substrait writes a file; --json, --count and --ranges have nothing to print", NULL);
+  if (a->count && a->ranges) return usage_error("--count prints totals, --ranges the rows: give one", NULL);
+  if (a->by_fragment && !a->count) return usage_error("--by-fragment splits the totals of --count", NULL);
   return 1;
 }
 

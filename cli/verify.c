@@ -15,7 +15,7 @@
 
 static const char HELP[] =
     "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
-    "                  [--since-last STATEFILE] [--full]\n"
+    "                  [--since-last STATEFILE] [--full] [--strict]\n"
     "\n"
     "Audits the Lance dataset at DATASET from its metadata (manifests,\n"
     "transactions, deletion files, row id sequences, _field_assignments/\n"
@@ -58,6 +58,10 @@ static const char HELP[] =
     "                source), nothing else: its cost follows the range, not\n"
     "                the history. Orphan objects (FA-CLEAN-10) need every\n"
     "                version: a range does not check them and says so (info).\n"
+    "";
+
+/* The rest of the help (one literal is at most 4095 bytes for ISO C). */
+static const char HELP_MORE[] =
     "  --since-last STATEFILE\n"
     "                check only what is new since the run that wrote STATEFILE:\n"
     "                the versions after the one it records (none: nothing to\n"
@@ -71,8 +75,13 @@ static const char HELP[] =
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
-    "                again: a commit costs what it touched. Both modes report\n"
-    "                the same findings.\n"
+    "                again, so a commit costs in proportion to what it\n"
+    "                touched; the checks against each version still run.\n"
+    "                Both modes report the same findings.\n"
+    "  --strict      warn (FA-FLAG-2) at every tracked version whose marker is in\n"
+    "                the writer word alone. By default that policy (`lfa track\n"
+    "                --writer-bit-only`) is warned about once, at the version\n"
+    "                where it starts, and the versions that keep it are not.\n"
     "\n"
     "DATASET may be s3://BUCKET/PREFIX (README.md, \"Datasets on S3\").\n"
     "\n"
@@ -97,6 +106,7 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
   const lfa_cli_option opts[] = {
       {"--json", LFA_CLI_FLAG, &a->json, NULL, 1, 0, 0},
       {"--full", LFA_CLI_FLAG, &a->range.full, NULL, 1, 0, 0},
+      {"--strict", LFA_CLI_FLAG, &a->range.strict, NULL, 1, 0, 0},
       {"--stats", LFA_CLI_FLAG, &a->stats, NULL, 1, 0, 0},
       {"--allow-http", LFA_CLI_FLAG, &a->allow_http, NULL, 1, 0, 0},
       {"--junit", LFA_CLI_TEXT, &a->junit, NULL, 1, 0, 0},
@@ -104,6 +114,7 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
       {"--to", LFA_CLI_U64, &a->range.to, &has_to, 1, 0, 0},
       {"--since-last", LFA_CLI_TEXT, &a->state_file, NULL, 1, 0, 0},
   };
+  if (lfa_cli_wants_help(argc, argv)) fputs(HELP, stdout), fputs(HELP_MORE, stdout), exit(LFA_EXIT_OK);
   int r = lfa_cli_parse("verify", HELP, opts, sizeof opts / sizeof opts[0], &a->dataset, 1, argc, argv);
   if (r < 0) exit(LFA_EXIT_OK);
   a->range.has_from = has_from > 0, a->range.has_to = has_to > 0;

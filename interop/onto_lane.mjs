@@ -10,7 +10,8 @@
 //   1. `lfa track --writer-bit-only` (assigned on every other dataset,
 //      unassigned on the rest) and `lfa invalidate --writer-bit-only` of the
 //      first and last live rows (by _rowid with stable row ids, else by
-//      _rowaddr) commit versions H+1 and H+2 onto the head H;
+//      _rowaddr, from a file: --row-ids-from, --rows-from) commit versions
+//      H+1 and H+2 onto the head H;
 //   2. Lance, through a fresh connection, checks out every version: the
 //      recorded ones scan as recorded, H+1 and H+2 as H (countRows(), every
 //      _rowaddr and _rowid), and H+2 has H's schema;
@@ -150,7 +151,9 @@ async function trackOne(ds, index, work, totals) {
   const names = stable ? head.row_ids : head.row_addrs, flag = stable ? "--row-ids" : "--rows";
   const picked = names.length ? [...new Set([names[0], names[names.length - 1]])] : [];
   let last = H + 1;
-  if (picked.length) committed(lfa("invalidate", dsDir, "--field", field, flag, picked.join(","), "--writer-bit-only"), ++last, "lfa invalidate", problems);
+  const rowsFile = path.join(work, `${path.basename(ds.path)}.rows`); // one a line: --rows-from / --row-ids-from
+  fs.writeFileSync(rowsFile, picked.map(String).join("\n") + "\n");
+  if (picked.length) committed(lfa("invalidate", dsDir, "--field", field, `${flag}-from`, rowsFile, "--writer-bit-only"), ++last, "lfa invalidate", problems);
   const back = await lanceReadsBack(dsDir, name, ds, head, last === H + 1 ? [H + 1] : [H + 1, last], problems);
   if (back.schema !== schemaBefore) problems.push(`Lance's schema at ${last} differs from ${H}'s`);
   const v = lfa("verify", dsDir);

@@ -215,18 +215,6 @@ static void paths_of(const lfa_report *r, lfa_report_grid *g, size_t column, con
 
 /* ---- one version ------------------------------------------------------------------ */
 
-/* Assigned live rows of the fragment at manifest index i (00§1): the
- * bitmap's offsets less the deleted ones (FA-DELETE-1 keeps those in it). */
-static uint64_t assigned_live(const lfa_snapshot *s, const lfa_tracked_field *tf, size_t i) {
-  const Lance__Table__DataFragment *f = s->file.manifest->fragments[i];
-  size_t e = lfa_assignment_entry(tf->fragments, tf->count, f->id);
-  if (e == SIZE_MAX) return 0;
-  if (tf->fragments[e].all) return lfa_snapshot_live_rows(s, i);
-  const roaring_bitmap_t *rows = tf->fragments[e].rows;
-  uint64_t n = roaring_bitmap_get_cardinality(rows);
-  return s->deleted[i] ? n - roaring_bitmap_and_cardinality(rows, s->deleted[i]) : n;
-}
-
 static int id_order(const void *key, const void *element) {
   return lfa_order_u64(*(const uint64_t *)key, *(const uint64_t *)element);
 }
@@ -262,7 +250,9 @@ static void field_sum(lfa_report *r, lfa_report_grid *g, size_t column, const lf
     size_t row = row_for(r, g, m->fragments[i]->id);
     if (row == SIZE_MAX) continue;
     lfa_report_cell c = {.live = lfa_snapshot_live_rows(s, i), .present = 1};
-    c.assigned = assigned_live(s, &s->tracked[t], i);
+    lfa_row_counts counts; /* assigned: live rows only (00§1) */
+    lfa_snapshot_row_counts(&counts, s, &s->tracked[t], i);
+    c.assigned = counts.assigned;
     cell_add(cell_at(r, g, row, column), &c);
   }
   for (size_t k = 0; k < before->count; k++) /* left the manifest at this version (05§3, 05§6) */

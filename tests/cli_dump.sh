@@ -26,6 +26,7 @@ for v in d["versions"]:
 V = {v["version"]: v for v in d["versions"]}
 def frags(n): return [(f["id"], f["physical_rows"], f["deleted_rows"]) for f in V[n]["fragments"]]
 def state(n, field): return [(f["id"], f["state"], f["assigned_rows"]) for t in V[n]["tracked"] if t["field_id"] == field for f in t["fragments"]]
+def raw(n, field): return [f.get("bitmap_rows") for t in V[n]["tracked"] if t["field_id"] == field for f in t["fragments"]]
 exec(sys.argv[2])
 PY
 }
@@ -50,9 +51,16 @@ assert V[2]["tracked"][0]["root_size_bytes"] == 0 and state(2, 2) == []
 assert state(3, 2) == [(0, "partial", 3), (1, "partial", 1)]
 assert frags(4) == [(0, 10, 2), (1, 10, 0)] and V[4]["reader_feature_flags"] == (1 << 52) + 1
 assert V[4]["tracked"][0]["root"] == V[3]["tracked"][0]["root"]
-assert state(5, 2) == [(0, "partial", 3), (1, "partial", 1), (2, "all", 4)]
+# assigned_rows: live rows only; fragment 0 deletes offset 2 of its bitmap
+# {1,2,5} at v4 (FA-DELETE-1 keeps it there): 2 assigned, the raw bitmap 3
+assert state(5, 2) == [(0, "partial", 2), (1, "partial", 1), (2, "all", 4)]
+assert raw(5, 2) == [3, 1, None] and raw(3, 2) == [3, 1]
+assert [f["unassigned_rows"] for t in V[5]["tracked"] for f in t["fragments"]] == [6, 9, 0]
 assert frags(5)[2] == (2, 4, 0) and V[5]["fragments"][0]["live_rows"] == 8
 '
+check "dump text: assigned of live rows, the raw bitmap labelled beside physical and deleted" bash -c "
+  '$lfa' dump '$tmp/s' --version 5 | grep -qx '      fragment 0: partial, 2 of 8 live rows assigned (bitmap 3 offsets, 10 physical, 2 deleted)' &&
+  '$lfa' dump '$tmp/s' --version 5 | grep -qx '      fragment 2: all, 4 of 4 live rows assigned (4 physical, 0 deleted)'"
 check "dump --version 3 only" json "$tmp/s" 'pass'
 check "dump --version selects" bash -c "'$lfa' dump --json --version 3 '$tmp/s' | grep -c '\"version\": ' | grep -qx 1"
 
@@ -61,7 +69,7 @@ check "upstream example JSON" json ../shared/upstream-layout-example/address-mod
 assert [v["version"] for v in d["versions"]] == list(range(1, 10))
 assert state(3, 2) == [(0, "partial", 3), (1, "partial", 1)]
 assert frags(5)[0] == (0, 10, 2)
-assert state(6, 2) == [(0, "partial", 3), (2, "all", 10)]
+assert state(6, 2) == [(0, "partial", 2), (2, "all", 10)] and raw(6, 2) == [3, None]  # {1,5} live, 2 deleted
 assert [f["name"] for f in V[7]["fields"]] == ["id", "text", "vec"]
 assert frags(9) == [(2, 10, 0), (3, 10, 0), (4, 18, 0)] and state(9, 2) == [(2, "all", 10), (4, "partial", 2)]
 '

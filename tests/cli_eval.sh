@@ -54,7 +54,7 @@ check "eval --help names the system columns" bash -c "'$lfa' eval --help | grep 
 check "eval without --field is bad usage" bash -c "'$lfa' eval '$tmp/s' >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "...in a short message: the reason and the usage lines, not the whole help" bash -c "
   '$lfa' eval '$tmp/s' 2>'$tmp/usage.err'; head -1 '$tmp/usage.err' | grep -qx 'lfa eval: missing --field NAME (is_assigned takes exactly one field)' &&
-  tail -1 '$tmp/usage.err' | grep -qx '(see lfa eval --help)' && test \$(wc -l <'$tmp/usage.err') -eq 5"
+  tail -1 '$tmp/usage.err' | grep -qx '(see lfa eval --help)' && test \$(wc -l <'$tmp/usage.err') -eq 6"
 check "eval without a dataset is bad usage" bash -c "'$lfa' eval --field embedding >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "FA-EXPR-4 item 1: --field twice is bad usage" \
   bash -c "'$lfa' eval '$tmp/s' --field embedding --field id 2>&1 >/dev/null | grep -q 'exactly one field'"
@@ -389,5 +389,48 @@ check "FA-EXPR-2: no qualifier without --relation" \
   fails "unknown field 's.embedding'" "$tmp/s" --field s.embedding
 check "FA-EXPR-2: another relation's column is not this one's" \
   fails "unknown field 'other.embedding'" "$tmp/s" --field other.embedding --relation s
+
+# ---- --count, --by-fragment, --ranges ----------------------------------------------
+# Expected by hand from the sample's history (harness/sample.c) at v5, field
+# embedding: fragment 0 has the partial {1,2,5} and deletes {2,7} (10
+# physical, 8 live: {1,5} assigned, the deleted 2 is neither); fragment 1
+# the partial {3} of 10 live; fragment 2 all of its 4 rows.
+cat >"$tmp/count.want" <<'TXT'
+fragment 0: 10 physical rows, 2 deleted, 8 live: 2 assigned, 6 unassigned
+fragment 1: 10 physical rows, 0 deleted, 10 live: 1 assigned, 9 unassigned
+fragment 2: 4 physical rows, 0 deleted, 4 live: 4 assigned, 0 unassigned
+totals: 22 live rows, 7 assigned, 15 unassigned
+TXT
+check "--count prints the totals of live rows alone" bash -c "'$lfa' eval '$tmp/s' --field embedding --count >'$tmp/c.out' &&
+  [ \$(wc -l <'$tmp/c.out') -eq 2 ] && tail -1 '$tmp/c.out' | grep -qx 'totals: 22 live rows, 7 assigned, 15 unassigned'"
+check "--by-fragment splits them: live = assigned + unassigned, deleted rows apart" bash -c "
+  '$lfa' eval '$tmp/s' --field embedding --count --by-fragment | tail -n +2 | diff - '$tmp/count.want'"
+check "--count --json: totals and fragments, no rows" bash -c "'$lfa' eval '$tmp/s' --field embedding --count --by-fragment --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert \"rows\" not in d
+assert d[\"totals\"]=={\"live_rows\":22,\"assigned\":7,\"unassigned\":15}, d[\"totals\"]
+assert [(f[\"fragment\"],f[\"physical_rows\"],f[\"deleted_rows\"],f[\"live_rows\"],f[\"assigned\"],f[\"unassigned\"]) for f in d[\"fragments\"]]==[(0,10,2,8,2,6),(1,10,0,10,1,9),(2,4,0,4,4,0)], d[\"fragments\"]'"
+# runs of live rows with one value; the deleted offsets 2 and 7 end runs
+A1=$((1 << 32)) A2=$((2 << 32))
+cat >"$tmp/ranges.want" <<TXT
+fragment 0 offsets 0-0 (addresses 0-0, 1 rows): false
+fragment 0 offsets 1-1 (addresses 1-1, 1 rows): true
+fragment 0 offsets 3-4 (addresses 3-4, 2 rows): false
+fragment 0 offsets 5-5 (addresses 5-5, 1 rows): true
+fragment 0 offsets 6-6 (addresses 6-6, 1 rows): false
+fragment 0 offsets 8-9 (addresses 8-9, 2 rows): false
+fragment 1 offsets 0-2 (addresses $A1-$((A1 + 2)), 3 rows): false
+fragment 1 offsets 3-3 (addresses $((A1 + 3))-$((A1 + 3)), 1 rows): true
+fragment 1 offsets 4-9 (addresses $((A1 + 4))-$((A1 + 9)), 6 rows): false
+fragment 2 offsets 0-3 (addresses $A2-$((A2 + 3)), 4 rows): true
+totals: 22 live rows, 7 assigned, 15 unassigned
+TXT
+check "--ranges: one line per run" bash -c "'$lfa' eval '$tmp/s' --field embedding --ranges | tail -n +2 | diff - '$tmp/ranges.want'"
+check "--ranges --json: the same runs in place of rows" bash -c "'$lfa' eval '$tmp/s' --field embedding --ranges --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert \"rows\" not in d
+r=[(x[\"fragment\"],x[\"first_offset\"],x[\"last_offset\"],x[\"rows\"],x[\"assigned\"]) for x in d[\"ranges\"]]
+assert r==[(0,0,0,1,False),(0,1,1,1,True),(0,3,4,2,False),(0,5,5,1,True),(0,6,6,1,False),(0,8,9,2,False),(1,0,2,3,False),(1,3,3,1,True),(1,4,9,6,False),(2,0,3,4,True)], r
+assert d[\"ranges\"][6][\"first_address\"]==1<<32 and d[\"ranges\"][9][\"last_address\"]==(2<<32)+3'"
+check "--count and --ranges are one or the other" bash -c "'$lfa' eval '$tmp/s' --field embedding --count --ranges 2>&1 >/dev/null | grep -q 'give one'"
+check "--by-fragment needs --count" bash -c "'$lfa' eval '$tmp/s' --field embedding --by-fragment 2>&1 >/dev/null | grep -q 'splits the totals of --count'"
 
 finish

@@ -6,15 +6,30 @@
 # be those of the `lfa` command, and a dataset with a broken bitmap must
 # fail it. The installed `lfa --version` must name the version, the spec
 # revision and the pinned Lance releases as their sources state them.
+#
+# install_consumer.sh --library-only: the same on a tree configured here with
+# -DLFA_BUILD_TESTS=OFF, which must build the library and `lfa` and nothing
+# of tests/, fuzz/, bench/ or conformance/.
 set -u
-build="$1"
-lfa="$2"
 src="$(pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
+if [ "$1" = "--library-only" ]; then
+  build="$tmp/build"
+  { cmake -S "$src" -B "$build" -DLFA_VARIANT=release -DLFA_BUILD_TESTS=OFF && cmake --build "$build" -j2; } \
+    >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log"; echo "FAIL: the library-only build"; exit 1; }
+  lfa="$build/lfa"
+  [ -x "$lfa" ] && [ -e "$build/liblfa.a" ] && ok "-DLFA_BUILD_TESTS=OFF builds liblfa and lfa" || bad "no lfa or liblfa.a"
+  extra="$(cd "$build" && ls test_* mix_versions set_flags fuzz bench conformance 2>/dev/null)"
+  [ -z "$extra" ] && ok "... and no test, tool, fuzz target or benchmark" || bad "a library-only build made: $extra"
+  grep -q "cmocka" "$build/CMakeCache.txt" && bad "a library-only build looked for cmocka" || ok "... without cmocka"
+else
+  build="$1"
+  lfa="$2"
+fi
 
 prefix="$tmp/prefix"
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
@@ -72,6 +87,29 @@ if cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags lfa) tests/install/co
   run_consumer "pkg-config build" "$tmp/consumer_pc"
 else
   cat "$tmp/cc.log"; bad "build with pkg-config"
+fi
+
+# A private prefix: the shared build without an rpath does not find
+# liblfa.so at run time; LD_LIBRARY_PATH (or -Wl,-rpath, above) does (README).
+# shellcheck disable=SC2046
+if cc -std=c11 $(pkg-config --cflags lfa) tests/install/consumer.c -o "$tmp/consumer_norpath" $(pkg-config --libs lfa) \
+      2>"$tmp/cc.log"; then
+  "$tmp/consumer_norpath" "$ds" embedding >/dev/null 2>"$tmp/err" && bad "ran without liblfa.so on its path" ||
+    { grep -q "liblfa.so" "$tmp/err" && ok "without an rpath liblfa.so is not found"; } || bad "$(cat "$tmp/err")"
+  LD_LIBRARY_PATH="$libdir" run_consumer "pkg-config build, LD_LIBRARY_PATH" "$tmp/consumer_norpath"
+else
+  cat "$tmp/cc.log"; bad "build with pkg-config, no rpath"
+fi
+# pkg-config --static: liblfa.a and every dependency lfa.pc names (libcurl's
+# own through Requires.private), no run-time path needed
+# shellcheck disable=SC2046
+if cc -std=c11 $(pkg-config --cflags lfa) tests/install/consumer.c -o "$tmp/consumer_static_pc" \
+      -Wl,-Bstatic -llfa -Wl,-Bdynamic $(pkg-config --static --libs lfa) 2>"$tmp/cc.log"; then
+  ok "linked with pkg-config --static"
+  ldd "$tmp/consumer_static_pc" | grep -q liblfa && bad "the --static build loads liblfa.so" || ok "... liblfa linked in"
+  run_consumer "pkg-config --static build" "$tmp/consumer_static_pc"
+else
+  cat "$tmp/cc.log"; bad "link with pkg-config --static"
 fi
 
 if cmake -S "$src/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cm.log" 2>&1 &&

@@ -66,11 +66,29 @@ static void test_FA_VERIFY_2_a_long_file_is_cut_not_overrun(void **state) {
   tu_assert_place(&err, -1, -1, -1, NULL);
 }
 
+/* A context the user never named comes off again, and only that one. */
+static void test_unprefix_takes_off_one_leading_context(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  lfa_fail(&err, LFA_ERR_USAGE, "FA-INVAL-2", "cannot invalidate unknown field '%s'", "x");
+  lfa_error_prefix(&err, "update");
+  assert_string_equal(err.msg, "update: cannot invalidate unknown field 'x'");
+  lfa_error_unprefix(&err, "track"); /* another head: untouched */
+  assert_string_equal(err.msg, "update: cannot invalidate unknown field 'x'");
+  lfa_error_unprefix(&err, "upd"); /* a part of the head is not it */
+  assert_string_equal(err.msg, "update: cannot invalidate unknown field 'x'");
+  lfa_error_unprefix(&err, "update");
+  assert_string_equal(err.msg, "cannot invalidate unknown field 'x'");
+  assert_string_equal(err.rule, "FA-INVAL-2");
+  lfa_error_unprefix(NULL, "update");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_VERIFY_2_the_innermost_place_is_kept),
       cmocka_unit_test(test_FA_VERIFY_2_a_new_failure_starts_with_no_place),
       cmocka_unit_test(test_FA_VERIFY_2_a_long_file_is_cut_not_overrun),
+      cmocka_unit_test(test_unprefix_takes_off_one_leading_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

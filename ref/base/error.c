@@ -83,3 +83,10 @@ const char *lfa_status_name(lfa_status status) {
   }
   return "unknown";
 }
+
+void lfa_error_unprefix(lfa_error *err, const char *head) {
+  if (err == NULL) return;
+  size_t h = strlen(head), m = strlen(err->msg);
+  if (m < h + 2 || strncmp(err->msg, head, h) != 0 || err->msg[h] != ':' || err->msg[h + 1] != ' ') return;
+  memmove(err->msg, err->msg + h + 2, m - h - 1); /* with its NUL */
+}

@@ -633,3 +633,23 @@ const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t f
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i) {
   return lfa_live_rows(snap->file.manifest->fragments[i]->physical_rows, snap->deleted[i]);
 }
+
+void lfa_row_counts_of(lfa_row_counts *out, uint64_t physical_rows, const roaring_bitmap_t *deleted,
+                       const lfa_fragment_assignment *entry) {
+  uint64_t live = lfa_live_rows(physical_rows, deleted);
+  *out = (lfa_row_counts){physical_rows, physical_rows - live, live, 0, 0, live};
+  if (entry == NULL) return;
+  if (entry->all) {
+    out->assigned = live;
+  } else {
+    out->bitmap_rows = roaring_bitmap_get_cardinality(entry->rows);
+    out->assigned = out->bitmap_rows - (deleted ? roaring_bitmap_and_cardinality(entry->rows, deleted) : 0);
+  }
+  out->unassigned = live - out->assigned;
+}
+
+void lfa_snapshot_row_counts(lfa_row_counts *out, const lfa_snapshot *snap, const lfa_tracked_field *tf, size_t i) {
+  const Lance__Table__DataFragment *f = snap->file.manifest->fragments[i];
+  size_t e = lfa_assignment_entry(tf->fragments, tf->count, f->id);
+  lfa_row_counts_of(out, f->physical_rows, snap->deleted[i], e == SIZE_MAX ? NULL : &tf->fragments[e]);
+}

@@ -690,19 +690,19 @@ lfa_status lfa_expr_select(roaring_bitmap_t **out, const lfa_expr_scan *s, size_
 /* Counts from cardinalities: a fragment's live rows are physical_rows less
  * its deletion set; an all_assigned entry counts all of them, a partial
  * its bitmap less the deleted offsets it holds. */
+void lfa_expr_fragment_counts(lfa_row_counts *out, const lfa_expr_scan *s, size_t k) {
+  const lfa_expr_fragment *f = &s->fragments[k];
+  lfa_row_counts_of(out, f->physical_rows, f->deleted, f->entry);
+}
+
 lfa_status lfa_expr_counts(uint64_t *assigned, uint64_t *unassigned, const lfa_expr_scan *s, lfa_error *err) {
   *assigned = *unassigned = 0;
   if (s == NULL || s->binding == NULL) return check_fragment(s, 0, err);
   for (size_t k = 0; k < s->count; k++) {
-    const lfa_expr_fragment *f = &s->fragments[k];
-    uint64_t live = f->physical_rows - (f->deleted ? roaring_bitmap_get_cardinality(f->deleted) : 0);
-    uint64_t yes = 0;
-    if (f->entry != NULL && f->entry->all) yes = live;
-    else if (f->entry != NULL)
-      yes = roaring_bitmap_get_cardinality(f->entry->rows) -
-            (f->deleted ? roaring_bitmap_and_cardinality(f->entry->rows, f->deleted) : 0);
-    *assigned += yes;
-    *unassigned += live - yes;
+    lfa_row_counts c;
+    lfa_expr_fragment_counts(&c, s, k);
+    *assigned += c.assigned;
+    *unassigned += c.unassigned;
   }
   return LFA_OK;
 }

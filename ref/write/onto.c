@@ -102,6 +102,20 @@ static lfa_status check_flags(const onto *o, lfa_error *err) {
   return st;
 }
 
+/* [FA-LANCE-12] N has descriptors, so every fragment needs a known
+ * physical_rows: old Lance wrote 0 for "unknown", and a state is bounded by
+ * the count. lfa reads no data file to learn it: the table is refused. */
+static lfa_status check_rows_known(const onto *o, lfa_error *err) {
+  for (size_t i = 0; i < o->head.n_fragments; i++)
+    if (o->head.fragments[i].physical_rows == 0)
+      return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-12",
+                      "fragment %" PRIu64 " of version %" PRIu64 " has physical_rows 0 (unknown: written by a Lance "
+                      "release that did not record it); a tracked field needs every fragment's row count, so this "
+                      "table can be tracked only after its fragments are rewritten (a compaction by a current Lance)",
+                      o->head.fragments[i].id, o->head.version);
+  return LFA_OK;
+}
+
 /* ---- 2. the rows ------------------------------------------------------------------- */
 
 /* [FA-TXN-10] the live row at address `a`: fragment index and offset. */
@@ -170,6 +184,27 @@ static lfa_status locate_rows(named_id *at, const onto *o, lfa_error *err) {
   return st;
 }
 
+/* Each row named once, said in the caller's words (its address or row id)
+ * before the model sees the rows as keys. One bitmap of offsets per
+ * fragment: naming n rows costs O(n). */
+static lfa_status named_once(const named_id *at, const onto *o, lfa_error *err) {
+  const lfa_onto_request *q = o->req;
+  roaring_bitmap_t **seen = calloc(o->head.n_fragments + 1, sizeof *seen);
+  lfa_status st = seen ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+  for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++) {
+    roaring_bitmap_t **s = &seen[at[k].frag];
+    if (*s == NULL && (*s = roaring_bitmap_create()) == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    else if (!roaring_bitmap_add_checked(*s, at[k].offset))
+      st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s %" PRIu64 " is named twice (fragment %" PRIu64 ", offset %" PRIu32 ")",
+                    q->by_row_id ? "row id" : "row address", q->rows[k], o->head.fragments[at[k].frag].id,
+                    at[k].offset);
+  }
+  for (size_t i = 0; seen != NULL && i < o->head.n_fragments; i++)
+    if (seen[i] != NULL) roaring_bitmap_free(seen[i]); /* CRoaring 0.2 does not take NULL */
+  free(seen);
+  return st;
+}
+
 /* Gives the fragments holding a named row their mutation keys (the row's
  * address or row id: the name the caller used), each fragment's once, and
  * lists them in o->keys. */
@@ -186,6 +221,7 @@ static lfa_status name_rows(onto *o, lfa_error *err) {
     return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   }
   lfa_status st = locate_rows(at, o, err);
+  if (st == LFA_OK) st = named_once(at, o, err);
   for (size_t k = 0; st == LFA_OK && k < q->n_rows; k++) {
     lfa_fragment *f = &o->head.fragments[at[k].frag];
     if (f->keys == NULL) {
@@ -215,7 +251,8 @@ static lfa_status plan(onto *o, lfa_error *err) {
   } else if (q->op != LFA_OP_TRACK || (q->initial != LFA_ASSIGNED && q->initial != LFA_UNASSIGNED)) {
     st = lfa_fail(err, LFA_ERR_USAGE, NULL, "only TRACK (assigned or unassigned) and an invalidation commit onto a table");
   }
-  if (st == LFA_OK) st = lfa_mutate(&o->change, &o->head, &r, err);
+  if (st == LFA_OK && (st = lfa_mutate(&o->change, &o->head, &r, err)) != LFA_OK)
+    lfa_error_unprefix(err, lfa_op_name(q->op)); /* the caller ran track or invalidate, not "update" */
   Lance__Table__Transaction *t = o->change.txn;
   if (st == LFA_OK && q->op == LFA_OP_TRACK && t->operation_case == LANCE__TABLE__TRANSACTION__OPERATION_PROJECT) {
     /* The Project carries P's own schema, field metadata and all: the
@@ -393,6 +430,7 @@ static lfa_status attempt(lfa_onto_result *out, const lfa_fs *fs, const char *di
   Lance__Table__FieldAssignmentState **states = NULL;
   lfa_status st = load_head(&o, err);
   if (st == LFA_OK) st = check_flags(&o, err);
+  if (st == LFA_OK) st = check_rows_known(&o, err);
   if (st == LFA_OK) st = plan(&o, err);
   if (st == LFA_OK) st = same_fragments(&o, err);
   if (st == LFA_OK) st = descriptors(&states, &o, err);

@@ -28,6 +28,10 @@ typedef struct vf_version {
    * with. */
   size_t *same;
   bool clean; /* its manifest rules found nothing */
+  /* Tracked, with writer bit 65536 and not the reader bit: the policy
+   * `lfa track --writer-bit-only` states (FA-FLAG-2 is reported where it
+   * starts, 10§2). */
+  bool writer_bit_only;
 } vf_version;
 
 /* What every check needs: where the dataset is and where findings go. */
@@ -38,6 +42,7 @@ typedef struct vf_ctx {
   const lfa_version_list *versions; /* the listing of `dir` */
   lfa_object_cache *cache;          /* the run's (lfa/objects.h); NULL: every snapshot from scratch (--full) */
   uint64_t *objects_decoded;        /* the run's count of objects decoded */
+  bool strict;                      /* FA-FLAG-2 at every version that keeps the policy */
 } vf_ctx;
 
 /* static.c: the rules of one version. Findings go to c->findings; the

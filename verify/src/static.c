@@ -512,8 +512,11 @@ static void check_state_layout(const vf_ctx *c, const vf_version *v, const Manif
 /* [FA-FLAG-1] [FA-FLAG-2] [FA-FLAG-3]: the layout's marker follows the
  * descriptors (2^52; 65536 in lfa's previous layout; the draft's writer
  * bit 256 is checked by check_state_layout). The writer is named: a cleared bit
- * is what an older writer leaves [FA-FLAG-6]. */
-static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m) {
+ * is what an older writer leaves [FA-FLAG-6]. The writer bit alone is a
+ * policy the table's owner chose, kept by every later commit: FA-FLAG-2 is
+ * said once, where it starts (the parent does not have it), not at every
+ * version (10§2); --strict says it at each. */
+static void check_flags(const vf_ctx *c, vf_version *v, const Manifest *m, const vf_version *parent) {
   bool tracked = m->n_field_assignment_states > 0;
   lfa_layout layout = lfa_manifest_layout(m);
   uint64_t bit = layout == LFA_LAYOUT_PREVIOUS ? LFA_FLAG_FIELD_ASSIGNMENT_PREVIOUS : LFA_FLAG_FIELD_ASSIGNMENT;
@@ -532,10 +535,14 @@ static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m)
   if (!tracked && wbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-1", LFA_SEVERITY_ERROR,
                      "writer feature bit %s is set but the manifest has no assignment descriptor (%s)", name, writer);
-  if (tracked && wbit && !rbit)
+  v->writer_bit_only = tracked && wbit && !rbit;
+  bool starts = parent == NULL || !parent->writer_bit_only;
+  if (v->writer_bit_only && (starts || c->strict))
     lfa_findings_add(c->findings, &w, "FA-FLAG-2", LFA_SEVERITY_WARNING,
                      "reader feature bit %s is not set: Lance 8 can open this dataset and commit without keeping "
-                     "its assignment state (it checks writer bits on append only) (%s)", name, writer);
+                     "its assignment state (it checks writer bits on append only) (%s)%s", name, writer,
+                     starts ? "; the later versions that keep this policy are not warned about again (--strict: each)"
+                            : "");
   if (!tracked && rbit)
     lfa_findings_add(c->findings, &w, "FA-FLAG-3", LFA_SEVERITY_ERROR,
                      "reader feature bit %s is set but the manifest has no assignment descriptor (%s)", name, writer);
@@ -543,7 +550,8 @@ static void check_flags(const vf_ctx *c, const vf_version *v, const Manifest *m)
 
 /* Every manifest rule. True when the model is broken: the snapshot is then
  * not opened and no transition uses the version. */
-static bool check_manifest(const vf_ctx *c, vf_version *v, const Manifest *m, const size_t *same) {
+static bool check_manifest(const vf_ctx *c, vf_version *v, const Manifest *m, const vf_version *parent,
+                           const size_t *same) {
   bool broken = false;
   if (m->version != v->version) { /* [FA-LANCE-18] */
     lfa_where w = at(v);
@@ -558,7 +566,7 @@ static bool check_manifest(const vf_ctx *c, vf_version *v, const Manifest *m, co
   check_data_file_paths(c, v, m, same);
   v->clean = c->findings->count == before && !c->findings->lost; /* its fragments' files are sound */
   broken |= check_descriptors(c, v, m);
-  check_flags(c, v, m);
+  check_flags(c, v, m, parent);
   return broken;
 }
 
@@ -753,7 +761,7 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
   if (st == LFA_OK && m != NULL) {
     out->decoded = true;
     out->tracked = m->n_field_assignment_states > 0;
-    broken |= check_manifest(c, out, m, parent != NULL && parent->clean ? out->same : NULL);
+    broken |= check_manifest(c, out, m, parent, parent != NULL && parent->clean ? out->same : NULL);
     vf_check_unchecked(c, out, m, m == mf.manifest ? mf.index_section : NULL); /* [FA-VERIFY-8] */
   }
   if (st == LFA_OK && m != NULL && !broken) st = check_snapshot(out, c, entry, &mf, parent, err);
@@ -770,7 +778,7 @@ lfa_status vf_check_version(vf_version *out, const vf_ctx *c, const lfa_version_
 lfa_status vf_load_quietly(vf_version *out, const vf_ctx *c, const char *dir, const lfa_version_entry *entry,
                            lfa_error *err) {
   lfa_findings ignored = {0};
-  vf_ctx quiet = {dir, c->fs, &ignored, NULL, c->cache, c->objects_decoded}; /* the run's cache, any dataset */
+  vf_ctx quiet = {dir, c->fs, &ignored, NULL, c->cache, c->objects_decoded, false}; /* the run's cache, any dataset */
   lfa_status st = vf_check_version(out, &quiet, entry, NULL, err);
   lfa_findings_free(&ignored);
   return st;

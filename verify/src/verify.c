@@ -133,7 +133,7 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   out->versions = calloc(versions.count + 1, sizeof *out->versions);
   lfa_object_cache cache; /* each object decoded once per run, within its budget, unless --full */
   lfa_object_cache_init(&cache, o.cache_bytes);
-  vf_ctx c = {dir, fs, &out->findings, &versions, o.full ? NULL : &cache, &out->objects_decoded};
+  vf_ctx c = {dir, fs, &out->findings, &versions, o.full ? NULL : &cache, &out->objects_decoded, o.strict};
   if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK && o.since != NULL) st = vf_check_state(&c, o.since, err); /* [FA-VERIFY-7] before the rest */
   if (st == LFA_OK) st = walk(out, &c, &o, err);

@@ -67,6 +67,11 @@ lfa_status lfa_fail(lfa_error *err, lfa_status status, const char *rule,
 void lfa_error_prefix(lfa_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Takes a leading "<head>: " off the message (no-op when it does not start
+ * so, or on NULL): a caller that speaks to a user in its own words drops a
+ * context the user never named (a mutation's name under `lfa invalidate`). */
+void lfa_error_unprefix(lfa_error *err, const char *head);
+
 /* Record a part of the place of the failure already in `err`, unless that
  * part is already set by code nearer the failure (no-op on NULL). A file
  * longer than LFA_ERROR_FILE_MAX - 1 bytes is cut there. */

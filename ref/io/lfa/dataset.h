@@ -198,4 +198,22 @@ size_t lfa_snapshot_fragment(const lfa_snapshot *snap, uint64_t fragment_id);
  * deleted offsets. */
 uint64_t lfa_snapshot_live_rows(const lfa_snapshot *snap, size_t i);
 
+/* One fragment's rows under one tracked field's state, the numbers every
+ * output shows (00§1): physical_rows = live + deleted_rows, and
+ * live = assigned + unassigned, where `assigned` counts the live rows whose
+ * offset the state assigns (a deleted row is neither assigned nor
+ * unassigned). bitmap_rows is the raw cardinality of a partial bitmap, its
+ * deleted offsets included (FA-DELETE-1 keeps them in it); 0 for an
+ * all_assigned entry or none. `entry` NULL: no row assigned. */
+typedef struct lfa_row_counts {
+  uint64_t physical_rows, deleted_rows, live_rows, bitmap_rows, assigned, unassigned;
+} lfa_row_counts;
+
+void lfa_row_counts_of(lfa_row_counts *out, uint64_t physical_rows, const roaring_bitmap_t *deleted,
+                       const lfa_fragment_assignment *entry);
+
+/* lfa_row_counts_of for the fragment at manifest index i and tracked field
+ * `tf` of `snap` (loaded). */
+void lfa_snapshot_row_counts(lfa_row_counts *out, const lfa_snapshot *snap, const lfa_tracked_field *tf, size_t i);
+
 #endif

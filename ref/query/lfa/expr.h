@@ -179,6 +179,10 @@ lfa_status lfa_expr_select(roaring_bitmap_t **out, const lfa_expr_scan *s, size_
  * cardinalities alone. */
 lfa_status lfa_expr_counts(uint64_t *assigned, uint64_t *unassigned, const lfa_expr_scan *s, lfa_error *err);
 
+/* The counts of fragment k of an open scan (k < s->count), from
+ * cardinalities alone (lfa/dataset.h: one meaning of each number). */
+void lfa_expr_fragment_counts(lfa_row_counts *out, const lfa_expr_scan *s, size_t k);
+
 /* ---- Substrait [FA-EXPR-12, FA-EXPR-13] ------------------------------------------ */
 
 /* Plans the is_assigned call of a Substrait ExtendedExpression (bytes of

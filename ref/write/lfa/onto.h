@@ -31,9 +31,15 @@
 #include "lfa/fs.h"
 #include "lfa/mutate.h"
 
-/* Rows an invalidation may name in one commit (a tool's bound: each is
- * looked up in the head, and the request holds them all). */
-#define LFA_ONTO_ROWS_MAX (1u << 16)
+/* Rows an invalidation may name in one commit: a tool's bound, not the
+ * format's. The format's only bound is the transaction's: the rows are one
+ * treemap in a RowChange (FA-TXN-1), at most 10 bytes a row (one 2-byte
+ * value, a 4-byte container key and cardinality and a 4-byte offset when
+ * every row is alone in its container), so 2^24 rows are at most 160 MiB,
+ * within LFA_TRANSACTION_BYTES_MAX [FA-LIMIT-3] (a write past it is still
+ * refused). 2^24 is also what the mutation's key index holds
+ * (LFA_HASH_ITEMS_MAX); the request holds them all (8 bytes a row). */
+#define LFA_ONTO_ROWS_MAX (1u << 24)
 
 /* Attempts of one commit when another writer takes the version first
  * (FA-CONC-1: each one plans again from the new head). */

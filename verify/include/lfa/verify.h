@@ -133,6 +133,8 @@ typedef struct lfa_verify_options {
                                     `from`): its digests are checked first
                                     [FA-VERIFY-7], and no version after it is
                                     no error (nothing new) */
+  bool strict; /* FA-FLAG-2 at every version with the writer bit alone, not
+                  only where that policy starts */
 } lfa_verify_options;
 
 typedef struct lfa_verify_result {
