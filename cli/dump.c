@@ -246,6 +246,11 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   print_flags(out, m->reader_feature_flags, tracked);
   fputs(", writer flags ", out);
   print_flags(out, m->writer_feature_flags, tracked);
+  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
+  if (wv != NULL) {
+    fputs("\n  written by ", out), lfa_put_text(out, wv->library ? wv->library : "?");
+    fputc(' ', out), lfa_put_text(out, wv->version ? wv->version : "?");
+  }
   fprintf(out, "\n  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
     fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
@@ -307,6 +312,19 @@ static void json_tracked(json_writer *w, const lfa_snapshot *s) {
   json_close_array(w);
 }
 
+/* The library and release that wrote the manifest, as it names itself: how a
+ * table tells which Lance wrote it (Appendix C's release table reads it). */
+static void json_writer_version(json_writer *w, const Lance__Table__Manifest__WriterVersion *wv) {
+  if (wv == NULL) {
+    json_null(w, "writer_version");
+    return;
+  }
+  json_open_object(w, "writer_version");
+  json_string(w, "library", wv->library);
+  json_string(w, "version", wv->version);
+  json_close_object(w);
+}
+
 static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   json_open_object(w, NULL);
@@ -314,6 +332,7 @@ static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   json_string(w, "operation", s->transaction ? lfa_transaction_operation_name(s->transaction) : NULL);
   json_u64(w, "reader_feature_flags", m->reader_feature_flags);
   json_u64(w, "writer_feature_flags", m->writer_feature_flags);
+  json_writer_version(w, m->writer_version);
   json_open_array(w, "fields");
   for (size_t i = 0; i < m->n_fields; i++) {
     json_open_object(w, NULL);
