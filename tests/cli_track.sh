@@ -51,4 +51,13 @@ check "a later invalidate keeps the writer bit alone" sh -c "'$lfa' invalidate '
 check "--reader-bit sets both words after all" sh -c "'$lfa' invalidate '$tmp/w' --field x --rows 1 --reader-bit | grep -q 'version 5 .*in both feature words' &&
   '$lfa' dump '$tmp/w' --version 5 | grep -q 'reader flags 65536 (field_assignment), writer flags 65536 (field_assignment)'"
 check "--writer-bit-only and --reader-bit contradict" refused "contradict" invalidate "$tmp/w" --field x --rows 2 --writer-bit-only --reader-bit
+# [FA-LANCE-12] a table old Lance wrote with physical_rows 0 ("unknown";
+# lance-test-data/README.md: v0.7.5) cannot be tracked: the version a track
+# committed would break the rule, so it is refused and nothing is written.
+cp -r ../shared/lance-test-data/v0.7.5/with_deletions "$tmp/old"
+check "track refuses a table with physical_rows 0" sh -c "
+  before=\$(find '$tmp/old' -type f | wc -l)
+  '$lfa' track '$tmp/old' --field x --initial assigned >/dev/null 2>'$tmp/old.err'; rc=\$?
+  [ \$rc -eq 2 ] && grep -q 'FA-LANCE-12' '$tmp/old.err' && grep -q 'physical_rows 0' '$tmp/old.err' &&
+    [ \$(find '$tmp/old' -type f | wc -l) -eq \$before ]"
 finish

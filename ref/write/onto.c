@@ -90,6 +90,20 @@ static lfa_status check_flags(const onto *o, lfa_error *err) {
   return st;
 }
 
+/* [FA-LANCE-12] tracking needs every fragment's physical_rows: old Lance
+ * (0.7.x and before, vectordb <= 0.2.6) wrote 0 for "unknown", and a
+ * descriptor over such a fragment would make the committed version break the
+ * rule. Refused before anything is written. */
+static lfa_status check_rows_known(const onto *o, lfa_error *err) {
+  for (size_t i = 0; o->req->op == LFA_OP_TRACK && i < o->head.n_fragments; i++)
+    if (o->head.fragments[i].physical_rows == 0)
+      return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-12",
+                      "version %" PRIu64 ": fragment %" PRIu64 " has physical_rows 0 (unknown, as old Lance wrote it); "
+                      "a tracked field needs every fragment's row count, so nothing was committed",
+                      o->head.version, o->head.fragments[i].id);
+  return LFA_OK;
+}
+
 /* ---- 2. the rows ------------------------------------------------------------------- */
 
 /* [FA-TXN-10] the live row at address `a`: fragment index and offset. */
@@ -380,6 +394,7 @@ static lfa_status attempt(lfa_onto_result *out, const lfa_fs *fs, const char *di
   Lance__Table__FieldAssignmentState **states = NULL;
   lfa_status st = load_head(&o, err);
   if (st == LFA_OK) st = check_flags(&o, err);
+  if (st == LFA_OK) st = check_rows_known(&o, err);
   if (st == LFA_OK) st = plan(&o, err);
   if (st == LFA_OK) st = same_fragments(&o, err);
   if (st == LFA_OK) st = descriptors(&states, &o, err);
