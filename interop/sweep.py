@@ -37,8 +37,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-STEP_TIMEOUT_S = 600  # one generator, check or matrix run
-INSTALL_TIMEOUT_S = 600
+STEP_TIMEOUT_S = 240  # one generator, check or matrix run
+INSTALL_TIMEOUT_S = 300
 BEGIN, END = "<!-- release table -->", "<!-- end of release table -->"
 COLUMNS = ["package", "release", "apache-arrow", "Lance (writer_version)", "core datasets / versions / rows compared",
            "disagreements", "false positives", "marker: reader and writer bit", "marker: writer bit only",
