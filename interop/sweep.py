@@ -155,12 +155,17 @@ def matrix_summary(cells, marker):
     return "; ".join(parts)
 
 
+def no_paths(text):
+    """A reason without the machine's paths (temporary folders, cargo's)."""
+    return re.sub(r",? ?(?:location: )?/(?:tmp|work|home|root|usr)/\S*", "", text)
+
+
 def could_not(skipped):
     """What the generator could not do, grouped: API gaps by step, refusals
     by step, and the histories not made at all, each with its reason."""
     api, refused, datasets = [], [], []
     for s in skipped:
-        what, why = s["what"], s["why"]
+        what, why = s["what"], no_paths(s["why"])
         step = what.split(": ", 1)[1] if ": " in what else None
         if step is None:
             short = re.sub(r"^\S+: ", "", why)
@@ -171,7 +176,6 @@ def could_not(skipped):
                 api.append(step)
         else:
             reason = re.sub(r"^Lance refused: ", "", why)
-            reason = re.sub(r",? ?/home/\S+", "", reason)
             item = "%s (%s)" % (step, reason[:70])
             if not any(r.startswith(step + " (") for r in refused):
                 refused.append(item)
