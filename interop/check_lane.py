@@ -58,7 +58,7 @@ def rows_unknown(v):
     return "error" in v and UNKNOWN_ROWS in v["error"]["message"]
 
 
-def check_dump(lfa, path, ds, problems, counts_only, unknown):
+def check_dump(lfa, path, ds, problems, counts_only, unknown, id_set):
     code, out, err = run([lfa, "dump", "--json", "--rows", path])
     try:
         doc = json.loads(out)
@@ -100,7 +100,11 @@ def check_dump(lfa, path, ds, problems, counts_only, unknown):
         if len(live) != want["count_rows"]:
             problems.append("version %d: %d live rows, Lance's countRows() %d" % (n, len(live), want["count_rows"]))
         if "row_addrs" not in want:
-            counts_only[0] += 1
+            # no _rowaddr: in address mode Lance's _rowid is the address
+            if "row_id_set" in want and sorted(live) != want["row_id_set"]:
+                problems.append("version %d: live row addresses differ from Lance's _rowid set %s"
+                                % (n, first_difference(sorted(live), want["row_id_set"])))
+            (id_set if "row_id_set" in want else counts_only)[0] += 1
             rows += want["count_rows"]
             continue
         if live != want["row_addrs"]:
@@ -164,12 +168,12 @@ def main():
         return 2
     release = "%s (Lance %s)" % (expected["release"], expected["lance"])
     total = {"datasets": 0, "versions": 0, "rows": 0, "disagreements": 0}
-    counts_only, false_positives, unknown = [0], [0], [0]
+    counts_only, false_positives, unknown, id_set = [0], [0], [0], [0]
     for ds in expected["datasets"]:
         start = time.time()
         problems = []
         path = os.path.join(gen, ds["path"])
-        versions, rows = check_dump(lfa, path, ds, problems, counts_only, unknown)
+        versions, rows = check_dump(lfa, path, ds, problems, counts_only, unknown, id_set)
         check_verify(lfa, path, ds, problems, false_positives)
         total["datasets"] += 1
         total["versions"] += versions
@@ -185,7 +189,7 @@ def main():
           % (release, total["datasets"], total["versions"], total["rows"], total["disagreements"]))
     if summary:
         total.update(counts_only_versions=counts_only[0], false_positives=false_positives[0],
-                     rows_unknown_versions=unknown[0])
+                     rows_unknown_versions=unknown[0], rowid_set_versions=id_set[0])
         with open(summary, "w") as f:
             json.dump(total, f)
     return 1 if total["disagreements"] else 0

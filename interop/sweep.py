@@ -279,6 +279,8 @@ def render(row):
         extra = []
         if ck.get("counts_only_versions"):
             extra.append("%d by count only" % ck["counts_only_versions"])
+        if ck.get("rowid_set_versions"):
+            extra.append("%d by count and _rowid set" % ck["rowid_set_versions"])
         if ck.get("rows_unknown_versions"):
             extra.append("%d with physical_rows unknown" % ck["rows_unknown_versions"])
         cells["Lance (writer_version)"] = lance_cell(row)
