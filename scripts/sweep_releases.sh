@@ -2,7 +2,7 @@
 # sweep_releases.sh: every LanceDB Node release npm serves for linux x64,
 # measured one at a time, into the release table of spec/C-released-lance.md.
 #
-#   scripts/sweep_releases.sh [--lfa PATH] [--only 'PKG@VER ...'] [--results DIR] [--no-write]
+#   scripts/sweep_releases.sh [--lfa PATH] [--only 'PKG@VER ...'] [--results DIR] [--no-write | --table-only]
 #
 # For each release of @lancedb/lancedb and of the older vectordb package
 # (`npm view PKG versions --json`, oldest first), interop/sweep.py installs
@@ -16,24 +16,27 @@
 # One JSON row per release goes to DIR (default build-sweep/), then the
 # table is written anew from all of them (unless --no-write); read the diff
 # before committing it. --only measures the listed releases and rewrites
-# the table from every row in DIR. The lfa binary is copied once, so a
+# the table from every row in DIR; --table-only measures nothing and writes
+# the table from the rows in DIR. The lfa binary is copied once, so a
 # rebuild during the sweep does not change its tool. Not run by CI: the
 # lane (tests/lance_lane.sh) checks the two pinned releases' rows.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-lfa=build/lfa results=build-sweep only="" write=1
+lfa=build/lfa results=build-sweep only="" write=1 measure=1
 while [ $# -gt 0 ]; do
   case $1 in
     --lfa) lfa=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --no-write) write=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --table-only) measure=0; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep_releases.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ -x "$lfa" ] || { echo "sweep_releases.sh: no lfa at $lfa (build first)" >&2; exit 2; }
 mkdir -p "$results/rows"
+[ "$measure" = 1 ] && [ ! -x "$lfa" ] && { echo "sweep_releases.sh: no lfa at $lfa (build first)" >&2; exit 2; }
+[ "$measure" = 1 ] && {
 cp "$lfa" "$results/lfa"
 start=$(date +%s)
 if [ -n "$only" ]; then
@@ -54,6 +57,7 @@ for pv in $list; do
   python3 interop/sweep.py run "$pkg" "$ver" --lfa "$results/lfa" --out "$file" || echo "   (sweep.py exit $?)"
 done
 echo "sweep: $n releases in $(( $(date +%s) - start )) s"
+}
 if [ "$write" = 1 ]; then
   # every row in DIR, @lancedb/lancedb then vectordb, each by version
   rows=$(python3 - "$results/rows" <<'PY'
