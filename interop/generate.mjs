@@ -407,9 +407,14 @@ class Generator {
 
   // Lance's live rows: _rowaddr and _rowid of each, or null when the
   // release's queries cannot return them (only countRows() is recorded).
-  async liveRows(table, where) {
+  async liveRows(table, where, count) {
     if (typeof table.query !== "function") return null;
-    const q = table.query();
+    // Some releases' query() stops at 10 rows unless given a limit.
+    const all = () => {
+      const q = table.query();
+      return this.adapt && typeof q.limit === "function" ? q.limit(Math.max(count, 1)) : q;
+    };
+    const q = all();
     if (typeof q.withRowId !== "function" || typeof q.toArrow !== "function") return null;
     let tbl;
     try {
@@ -418,7 +423,7 @@ class Generator {
       // Lance 0.19 to 0.2x: _rowid but no _rowaddr column. In address mode
       // Lance's row id is the row address, so the ids are recorded as a set.
       if (!this.adapt || !/_rowaddr/.test(String(e && e.message))) throw e;
-      const t2 = await table.query().withRowId().toArrow();
+      const t2 = await all().withRowId().toArrow();
       const c = t2.getChild("_rowid");
       const ids = [];
       for (let i = 0; c && i < t2.numRows; i++) ids.push(toSafe(c.get(i), `${where} _rowid`));
@@ -469,7 +474,7 @@ class Generator {
       const got = await table.version();
       if (got !== v) fail(`${ds.name}: checkout(${v}) landed on version ${got}`);
       const count = await table.countRows();
-      const rows = await this.liveRows(table, `${ds.name}@${v}`);
+      const rows = await this.liveRows(table, `${ds.name}@${v}`, count);
       if (rows === null || rows.ids_only) {
         countsOnly = true;
         if (rows && rows.row_id_set.length !== count)
