@@ -301,8 +301,24 @@ def render(row):
     return line, cells
 
 
+def totals(rows):
+    """The sweep's counts, for the line under the table."""
+    ran = [r for r in rows if "check" in r]
+    installed = [r for r in rows if not str(r.get("reason", "")).startswith("npm install failed")]
+    add = lambda k: sum(r["check"].get(k, 0) for r in ran)
+    secs = sum(r.get("seconds", 0) for r in rows)
+    disks = sorted(r["disk_mb"] for r in rows if isinstance(r.get("disk_mb"), (int, float)))
+    return ("Totals: %d releases tried, %d installed, %d ran; %d datasets, %d versions, %d rows compared; "
+            "%d disagreements, %d false positives; %d matrix runs; %.0f s of measuring in all; "
+            "disk per release %.0f to %.0f MB (median %.0f), removed after each."
+            % (len(rows), len(installed), len(ran), add("datasets"), add("versions"), add("rows"),
+               add("disagreements"), add("false_positives"), sum(len(r.get("matrix", [])) for r in ran), secs,
+               disks[0] if disks else 0, disks[-1] if disks else 0, disks[len(disks) // 2] if disks else 0))
+
+
 def table_lines(rows):
-    return ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)] + [render(r)[0] for r in rows]
+    return (["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)] + [render(r)[0] for r in rows]
+            + ["", totals(rows)])
 
 
 def cmd_table(argv):
@@ -332,7 +348,7 @@ def cmd_check(argv):
         return 1
     body = text.split(BEGIN, 1)[1].split(END, 1)[0]
     want = None
-    for line in body.strip().splitlines()[2:]:
+    for line in [l for l in body.strip().splitlines() if l.startswith("|")][2:]:
         c = parse_row(line)
         if c.get("package") == row["package"] and c.get("release") == row["release"]:
             want = c
