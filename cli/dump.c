@@ -383,6 +383,11 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
   size_t n_unread = unread_fields(unread, 16, m);
   for (size_t i = 0; i < n_unread; i++) fprintf(out, "%s%u", i ? ", " : "  manifest fields lfa does not read: ", (unsigned)unread[i]);
   if (n_unread) fputc('\n', out);
+  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
+  if (wv != NULL) {
+    fputs("  written by ", out), lfa_put_text(out, wv->library ? wv->library : "?");
+    fputc(' ', out), lfa_put_text(out, wv->version ? wv->version : "?"), fputc('\n', out);
+  }
   fprintf(out, "  schema: %zu fields\n", m->n_fields);
   for (size_t i = 0; i < m->n_fields; i++)
     fprintf(out, "    %d ", m->fields[i]->id), lfa_put_text(out, m->fields[i]->name),
@@ -448,6 +453,19 @@ static void json_tracked(json_writer *w, const lfa_snapshot *s) {
   json_close_array(w);
 }
 
+/* The library and release that wrote the manifest, as it names itself: how a
+ * table tells which Lance wrote it (Appendix C's release table reads it). */
+static void json_writer_version(json_writer *w, const Lance__Table__Manifest__WriterVersion *wv) {
+  if (wv == NULL) {
+    json_null(w, "writer_version");
+    return;
+  }
+  json_open_object(w, "writer_version");
+  json_string(w, "library", wv->library);
+  json_string(w, "version", wv->version);
+  json_close_object(w);
+}
+
 static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
   json_open_object(w, NULL);
@@ -461,6 +479,7 @@ static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
   json_open_numbers(w, "unread_fields");
   for (size_t i = 0; i < n_unread; i++) json_number(w, unread[i]);
   json_close_numbers(w);
+  json_writer_version(w, m->writer_version);
   json_open_array(w, "fields");
   for (size_t i = 0; i < m->n_fields; i++) {
     json_open_object(w, NULL);

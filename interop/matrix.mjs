@@ -4,6 +4,7 @@
 // sees it.
 //
 //   node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE]
+//                           [--modules DIR] [--json FILE]
 //
 // Per row-id mode, the release writes a small table (id, v, score); lfa
 // tracks `v` (lfa track --initial assigned, the policy's markers: writer
@@ -22,14 +23,20 @@
 //   - lfa eval answers for every version before the damage.
 // --markdown FILE writes the measured table (rows: release, marker,
 // operation; columns: the two row-id modes) for spec/C-released-lance.md.
+// --modules DIR runs a release the sweep installed (scripts/sweep_releases.sh;
+// --release is then only its label); a mutation that release's API lacks is
+// "not in API", and a release without stable row ids (no reader bit 2 on the
+// table it created with them requested) has no stable-row-id cells. --json
+// FILE writes every cell for the sweep's table.
 import fs from "node:fs";
 import path from "node:path";
 
-import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { api, isApiGap, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
 
-const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE]",
+const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE] [--modules DIR] [--json FILE]",
   ["release", "lfa", "work"]);
-const { lancedb: L, lance } = loadRelease(args.release);
+const { lancedb: L, lance: pinned, vectordb } = loadRelease(args.release, args.modules || null);
+let lance = pinned;
 const work = path.resolve(args.work);
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
@@ -42,21 +49,23 @@ function lfaOk(...a) {
 }
 const oneLine = (e) => String(e && e.message).split("\n")[0].slice(0, 200);
 
-const rows = (lo, hi) => Array.from({ length: hi - lo }, (_, i) => ({ id: lo + i, v: `v${lo + i}`, score: (lo + i) / 2 }));
+// The older vectordb package wants a vector column in every table it creates.
+const rows = (lo, hi) => Array.from({ length: hi - lo }, (_, i) =>
+  ({ id: lo + i, v: `v${lo + i}`, score: (lo + i) / 2, ...(vectordb ? { vector: [lo + i, 1] } : {}) }));
 
 // The twelve mutations, each on a fresh connection to the copy. `ends`:
 // the mutation legitimately ends tracking of `v`.
 const OPS = [
   ["add", (t) => t.add(rows(100, 103))],
   ["delete", (t) => t.delete("id = 4")],
-  ["update", (t) => t.update({ where: "id = 5", values: { v: "five" } })],
-  ["merge_insert update-only", (t) => t.mergeInsert("id").whenMatchedUpdateAll().execute(rows(6, 8))],
-  ["merge_insert upsert", (t) => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows(9, 13))],
-  ["optimize", (t) => t.optimize()],
+  ["update", (t) => api.update(t, "id = 5", { v: "five" })],
+  ["merge_insert update-only", (t) => api.merge(t, rows(6, 8), false)],
+  ["merge_insert upsert", (t) => api.merge(t, rows(9, 13), true)],
+  ["optimize", (t) => api.compact(t)],
   ["add_columns", (t) => t.addColumns([{ name: "twice", valueSql: "id * 2" }])],
   ["rename", (t) => t.alterColumns([{ path: "v", rename: "w" }])],
   ["drop_columns", (t) => t.dropColumns(["v"]), { ends: true }],
-  ["create_index", (t) => t.createIndex("id")],
+  ["create_index", (t) => api.index(L, t, "id", "btree")],
   ["restore", async (t, tracked) => { await t.checkout(tracked); await t.restore(); }],
   ["update_field_metadata", (t) => t.updateFieldMetadata([{ path: "v", metadata: { note: "x" } }])],
 ];
@@ -71,12 +80,25 @@ const versionOf = async (dir) => (await table(dir)).version();
 async function template(name, stable, writerBitOnly) {
   const dir = path.join(work, name);
   const db = await L.connect(dir);
-  const opts = stable ? { storageOptions: { new_table_enable_stable_row_ids: "true" } } : {};
-  const t = await db.createTable("t", rows(0, 5), opts);
+  const opts = stable ? { storageOptions: { new_table_enable_stable_row_ids: "true" } } : null;
+  let t;
+  try {
+    t = await (opts ? db.createTable("t", rows(0, 5), opts) : db.createTable("t", rows(0, 5)));
+  } catch (e) {
+    if (opts) return null; // no stable-row-id option in this release's createTable
+    throw e;
+  }
   await t.add(rows(5, 10));
   await t.delete("id = 0");
   const ds = path.join(dir, "t.lance");
-  lfaOk("track", ds, "--field", "v", "--initial", "assigned", ...(writerBitOnly ? ["--writer-bit-only"] : []));
+  const first = JSON.parse(lfaOk("dump", "--json", ds)).versions.at(-1);
+  if (!lance) lance = first.writer_version ? first.writer_version.version : "unknown";
+  // The release's own answer to "stable row ids, please": reader bit 2.
+  if (stable && !(first.reader_feature_flags & 2)) return null;
+  const tr = lfa("track", ds, "--field", "v", "--initial", "assigned", ...(writerBitOnly ? ["--writer-bit-only"] : []));
+  // A table old Lance wrote with physical_rows 0 cannot be tracked at all.
+  if (tr.code === 2 && /FA-LANCE-12/.test(tr.err)) return { untrackable: "lfa track refuses: physical_rows unknown (FA-LANCE-12)" };
+  if (tr.code !== 0) throw new Error(`lfa track: exit ${tr.code}: ${(tr.err || tr.out).trim().split("\n").pop()}`);
   const tracked = JSON.parse(lfaOk("dump", "--json", ds)).versions.at(-1).version;
   // no --writer-bit-only: the commit keeps the policy track chose
   lfaOk("invalidate", ds, "--field", "v", "--rows", `1,${(1 * 2 ** 32) + 1}`);
@@ -102,7 +124,24 @@ for (const writerBitOnly of [false, true]) {
   const marker = writerBitOnly ? "writer bit only" : "reader and writer bit";
   for (const stable of [false, true]) {
     const mode = stable ? "stable" : "address";
-    const tpl = await template(`tpl-${mode}-${writerBitOnly ? "w" : "rw"}`, stable, writerBitOnly);
+    let tpl;
+    try {
+      tpl = await template(`tpl-${mode}-${writerBitOnly ? "w" : "rw"}`, stable, writerBitOnly);
+    } catch (e) {
+      // a release whose API lacks what the template needs (vectordb 0.1's
+      // table.delete) has no matrix; anything else is a failure
+      if (!isApiGap(e)) require_(false, `${marker} ${mode}: the tracked template could not be made: ${oneLine(e)}`);
+      for (const [op] of OPS) results.push({ release: args.release, marker, op, mode, outcome: "failed", text: `no template (${oneLine(e).replace(/\/\S+/g, "PATH").slice(0, 80)})` });
+      continue;
+    }
+    if (tpl && tpl.untrackable) {
+      for (const [op] of OPS) results.push({ release: args.release, marker, op, mode, outcome: "n/a", text: tpl.untrackable });
+      continue;
+    }
+    if (!tpl) {
+      for (const [op] of OPS) results.push({ release: args.release, marker, op, mode, outcome: "n/a", text: "n/a (no stable row ids)" });
+      continue;
+    }
     const head = JSON.parse(lfaOk("dump", "--json", tpl.ds)).versions.at(-1).version;
     for (const [op, fn, flags = {}] of OPS) {
       const dir = path.join(work, `${mode}-${writerBitOnly ? "w" : "rw"}-${op.replace(/[^a-z]+/g, "_")}`);
@@ -113,11 +152,15 @@ for (const writerBitOnly of [false, true]) {
         await fn(await table(dir), tpl.tracked);
         outcome = "committed";
       } catch (e) {
-        outcome = "refused";
+        outcome = isApiGap(e) ? "n/a" : "refused";
         detail = oneLine(e);
       }
       const cell = { release: args.release, marker, op, mode, outcome };
-      if (outcome === "refused") {
+      if (outcome === "n/a") {
+        const after = JSON.parse(lfaOk("dump", "--json", ds)).versions.at(-1).version;
+        require_(after === head, `${marker} ${mode} ${op}: not in the API, yet the head moved from ${head} to ${after}`);
+        cell.text = "not in API";
+      } else if (outcome === "refused") {
         const after = JSON.parse(lfaOk("dump", "--json", ds)).versions.at(-1).version;
         require_(after === head, `${marker} ${mode} ${op}: refused, yet the head moved from ${head} to ${after}`);
         cell.text = /cannot be (read|written) by this version/.test(detail) ? "refused (feature flags)"
@@ -166,6 +209,7 @@ if (args.markdown) {
     }
   fs.writeFileSync(args.markdown, lines.join("\n") + "\n");
 }
+if (args.json) fs.writeFileSync(args.json, JSON.stringify({ release: args.release, lance, failures, cells: results }, null, 1) + "\n");
 const lostCount = results.filter((r) => /state lost/.test(r.text)).length;
 console.log(`${args.release} (Lance ${lance}) released-writer matrix: ${results.length} runs, ` +
   `${results.filter((r) => r.outcome === "refused").length} refused, ${lostCount} lost the state, ${failures} failures`);

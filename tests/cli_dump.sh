@@ -81,6 +81,12 @@ done
 check "v0.7.5 deletions" json ../shared/lance-test-data/v0.7.5/with_deletions '
 assert frags(2) == [(0, 0, 10)] and V[2]["fragments"][0]["live_rows"] is None
 '
+check "writer_version as the manifest records it (Lance 0.16.1)" json ../shared/lance-test-data/v0.16.0/wrong_data_version_can_fix.lance '
+assert all(v["writer_version"] == {"library": "lance", "version": "0.16.1"} for v in d["versions"])
+'
+check "no writer_version is null (Lance 0.5.9)" json ../shared/lance-test-data/v0.5.9/no_fragments '
+assert all(v["writer_version"] is None for v in d["versions"])
+'
 check "v0.5.9 three appends" json ../shared/lance-test-data/v0.5.9/dataset_with_fragments '
 assert len(d["versions"]) == 3 and [len(V[n]["fragments"]) for n in (1, 2, 3)] == [1, 2, 3]
 '

@@ -18,8 +18,10 @@
 # the generator or the release's lock. Then lfa commits onto copies of
 # them (interop/onto_lane.mjs: track, invalidate) and the release reads
 # every version back, and lfa and the release commit to one table at the
-# same time (interop/onto_race.mjs: no version lost or replaced). Run by
-# ctest.
+# same time (interop/onto_race.mjs: no version lost or replaced). Last, the
+# release's row of Appendix C's release table is measured as the sweep
+# measures it (interop/sweep.py run on the pinned node_modules) and must
+# equal the committed row, install time and disk aside. Run by ctest.
 #
 # The pinned release must be installed (scripts/peers.sh): otherwise this
 # fails with a one-line reason. LFA_SKIP_LANCE=1 skips the lane, and says so
@@ -60,5 +62,11 @@ echo "== the released-writer matrix of $release (spec/C-released-lance.md)"
 node interop/matrix.mjs --release "$release" --lfa "$lfa" --work "$out/matrix" --markdown "$out/matrix.md" 2>/dev/null ||
   status=1
 python3 interop/spec_matrix.py check spec/C-released-lance.md "$release" "$out/matrix.md" || status=1
+echo "== $release's row of the release table (spec/C-released-lance.md, scripts/sweep_releases.sh)"
+version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dependencies"]["@lancedb/lancedb"])' \
+  "interop/$release/package.json")
+python3 interop/sweep.py run @lancedb/lancedb "$version" --modules "interop/$release/node_modules" --lfa "$lfa" \
+  --out "$out/release_row.json" --work "$out" >/dev/null &&
+  python3 interop/sweep.py check spec/C-released-lance.md "$out/release_row.json" || status=1
 [ "${status:-0}" -eq 0 ] && echo "lance lane $release: lfa agrees with Lance" || echo "lance lane $release: FAILED"
 exit ${status:-0}

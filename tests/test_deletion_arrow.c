@@ -773,21 +773,44 @@ static void test_zstd_bomb(void **state) {
   free(frame);
 }
 
+/* Lance 0.10 writes zstd frames that do not record their content size
+ * (lancedb 0.4.20's deletion files, measured by the release sweep): the
+ * buffer's i64 prefix alone says how many bytes the frame holds. Such a
+ * frame inflating to exactly the prefix decodes to the bitmap it holds;
+ * one inflating to more or fewer bytes than the prefix says is refused, and
+ * a prefix above LFA_ZSTD_OUTPUT_BYTES_MAX is a limit before inflating. */
 static void test_zstd_frame_without_content_size(void **state) {
   (void)state;
-  uint8_t src[16000], frame[20000];
-  for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)i;
+  uint64_t seed = 7; /* roomy_file's rows */
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  while (roaring_bitmap_get_cardinality(bm) < 4000)
+    roaring_bitmap_add(bm, (uint32_t)tu_rand(&seed));
+  uint32_t vals[4000];
+  roaring_bitmap_to_uint32_array(bm, vals);
+  uint8_t src[sizeof vals], frame[20000];
+  for (size_t i = 0; i < 4000; i++) lfa_store_u32le(src + 4 * i, vals[i]);
   ZSTD_CCtx *cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
   ZSTD_outBuffer out = {frame, sizeof frame, 0};
   ZSTD_inBuffer in = {src, sizeof src, 0};
   assert_int_equal(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end), 0);
   ZSTD_freeCCtx(cctx);
+  assert_int_equal(ZSTD_getFrameContentSize(frame, out.pos), ZSTD_CONTENTSIZE_UNKNOWN);
   lfa_buf file = roomy_file();
   swap_values(&file, sizeof src, frame, out.pos);
+  roaring_bitmap_t *got = decode_ok(file.data, file.len);
+  assert_true(roaring_bitmap_equals(got, bm));
+  roaring_bitmap_free(got);
+  swap_values(&file, sizeof src - 4, frame, out.pos);
   lfa_error err = expect_fail(file.data, file.len, LFA_ERR_COMPRESSION);
-  expect_msg(&err, "does not record its content size");
+  expect_msg(&err, "does not inflate to 15996 bytes");
+  swap_values(&file, sizeof src + 4, frame, out.pos);
+  err = expect_fail(file.data, file.len, LFA_ERR_COMPRESSION);
+  expect_msg(&err, "does not inflate to 16004 bytes");
+  swap_values(&file, (uint64_t)LFA_ZSTD_OUTPUT_BYTES_MAX + 1, frame, out.pos);
+  expect_fail(file.data, file.len, LFA_ERR_LIMIT);
   lfa_buf_free(&file);
+  roaring_bitmap_free(bm);
 }
 
 /* ---- Random corruption ---------------------------------------------------- */

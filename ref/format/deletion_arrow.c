@@ -734,7 +734,7 @@ typedef struct framed {
 } framed;
 
 /* A buffer's prefix and, for a zstd frame, its headers: one frame filling
- * the buffer and recording its content size, equal to the prefix. Nothing
+ * the buffer, whose content size, where it records one, equals the prefix. Nothing
  * is inflated, so the caller can hold the size against a limit first; a
  * buffer that contradicts itself is malformed, whatever size it claims
  * [FA-LIMIT-2]. */
@@ -755,10 +755,12 @@ static lfa_status read_framing(framed *out, const uint8_t *src, size_t n, const 
   unsigned long long content = ZSTD_getFrameContentSize(frame, frame_len);
   if (content == ZSTD_CONTENTSIZE_ERROR)
     return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3", "%s buffer is not a zstd frame", name);
-  if (content == ZSTD_CONTENTSIZE_UNKNOWN)
-    return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
-                    "%s buffer's zstd frame does not record its content size", name);
-  if (content != (uint64_t)want)
+  /* Lance 0.10 (lancedb 0.4.20, measured by the release sweep) writes
+   * frames without a content size: the prefix alone then says what the
+   * frame inflates to, held against LFA_ZSTD_OUTPUT_BYTES_MAX before
+   * anything is inflated, and the frame must inflate to exactly that
+   * (inflate_buffer gives ZSTD no more room than the prefix). */
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != (uint64_t)want)
     return lfa_fail(err, LFA_ERR_COMPRESSION, "FA-LANCE-3",
                     "%s buffer's zstd frame holds %llu bytes, its prefix declares %lld", name,
                     content, (long long)want);
