@@ -1,8 +1,8 @@
 /* test_s3_listing.c: the reader of one ListObjectsV2 page
  * (lfa/s3_listing.h) on pages a server would send and on the hostile ones
  * the fuzz target s3_listing found or was seeded with: escaped names, a
- * truncated page and its token, the prefix itself and an empty segment
- * (which give no name), a <Size> that is no number, an S3 error document,
+ * truncated page and its token, the prefix itself (which gives no name),
+ * keys with an empty, "." or ".." segment (refused, FA-CLEAN-12), a <Size> that is no number, an S3 error document,
  * keys that go back between pages, and text past the page's length. */
 #include "testutil.h"
 
@@ -51,16 +51,43 @@ static void test_a_page_gives_its_names_decoded(void **state) {
   assert_string_equal(l.last, "db/t.lance/a&b<c>\"q'\xc3\xa9.txt");
 }
 
-static void test_the_prefix_itself_and_an_empty_segment_give_no_name(void **state) {
+static void test_the_prefix_itself_gives_no_name(void **state) {
   (void)state;
-  const char *page = HEAD "<IsTruncated>false</IsTruncated>" OBJECT("db/t.lance/", "0") OBJECT("db/t.lance//x", "1")
+  const char *page = HEAD "<IsTruncated>false</IsTruncated>" OBJECT("db/t.lance/", "0") OBJECT("db/t.lance/d/", "0")
       OBJECT("db/t.lance/y", "2") "</ListBucketResult>";
   lfa_s3_listing l = {0};
   names n;
   lfa_error err = {0};
   assert_ok(read_page(&l, &n, page, "db/t.lance/", &err), &err);
-  assert_string_equal(n.text, "y|"); /* once, before the fix, "" was a name here */
+  assert_string_equal(n.text, "d/|y|"); /* once, before the fix, "" was a name here; "d/" is a directory marker */
   assert_false(l.truncated);
+}
+
+/* [FA-CLEAN-12] A key is a name: one with an empty, "." or ".." segment
+ * below the prefix is refused by name, never walked (a cleanup that walked
+ * "roots/2/../../../../victim/x.root" deleted s3://b/victim/x.root). */
+static void test_a_key_with_a_dot_or_empty_segment_is_refused(void **state) {
+  (void)state;
+  const char *keys[] = {"db/t.lance/_field_assignments/roots/2/../../../../victim/x.root", "db/t.lance//x",
+                        "db/t.lance/a//b", "db/t.lance/./a", "db/t.lance/a/.", "db/t.lance/..", "db/t.lance/a/../b/",
+                        "db/t.lance//"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    char page[1024];
+    snprintf(page, sizeof page, HEAD "<KeyCount>1</KeyCount><IsTruncated>false</IsTruncated><Contents><Key>%s</Key>"
+             "<Size>14</Size></Contents></ListBucketResult>", keys[i]);
+    lfa_s3_listing l = {0};
+    names n;
+    lfa_error err = {0};
+    assert_status(read_page(&l, &n, page, "db/t.lance/", &err), LFA_ERR_IO, &err);
+    if (err.rule == NULL || strcmp(err.rule, "FA-CLEAN-12") != 0 || strstr(err.msg, keys[i]) == NULL || n.count != 0)
+      fail_msg("key %s: '%s' (%s), %zu names given", keys[i], err.msg, err.rule ? err.rule : "no rule", n.count);
+  }
+  lfa_s3_listing l = {0};
+  names n;
+  lfa_error err = {0};
+  assert_status(read_page(&l, &n, HEAD "<CommonPrefixes><Prefix>db/t.lance/../</Prefix></CommonPrefixes>"
+                          "</ListBucketResult>", "db/t.lance/", &err), LFA_ERR_IO, &err);
+  assert_string_equal(err.rule, "FA-CLEAN-12");
 }
 
 static void test_hostile_pages_are_errors_naming_the_url(void **state) {
@@ -115,7 +142,8 @@ static void test_nothing_past_the_length_is_read(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_page_gives_its_names_decoded),
-      cmocka_unit_test(test_the_prefix_itself_and_an_empty_segment_give_no_name),
+      cmocka_unit_test(test_the_prefix_itself_gives_no_name),
+      cmocka_unit_test(test_a_key_with_a_dot_or_empty_segment_is_refused),
       cmocka_unit_test(test_hostile_pages_are_errors_naming_the_url),
       cmocka_unit_test(test_keys_must_ascend_from_the_page_before),
       cmocka_unit_test(test_nothing_past_the_length_is_read),

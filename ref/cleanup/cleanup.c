@@ -134,10 +134,20 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* *is: a directory (a link to one only when `follow`). A look that fails
+ * (a listing refused [FA-CLEAN-12], a request that failed) fails the
+ * plan: taken for "no directory", it would hide what is there. */
+static lfa_status dir_at(bool *is, const planner *p, const char *path, int follow, lfa_error *err) {
+  lfa_fs_stat s;
+  lfa_status st = lfa_fs_stat_in(p->fs, path, follow, &s, err);
+  *is = st == LFA_OK && s.kind == LFA_FS_DIR;
+  return st;
+}
+
 /* A directory, and not a link to one. */
 static bool is_real_dir(const planner *p, const char *path) {
-  lfa_fs_stat s;
-  return lfa_fs_stat_in(p->fs, path, 0, &s, NULL) == LFA_OK && s.kind == LFA_FS_DIR;
+  bool is = false;
+  return dir_at(&is, p, path, 0, NULL) == LFA_OK && is;
 }
 
 /* The one name of a directory named by a path or a file:// URI: its
@@ -416,7 +426,9 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
                     LFA_CLEANUP_DEPTH_MAX);
   bool branch = false;
   lfa_status st = lfa_fs_join(versions, sizeof versions, path, "_versions", err);
-  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir_in(p->fs, versions)) {
+  bool is = false;
+  if (st == LFA_OK && depth > 0) st = dir_at(&is, p, versions, 1, err);
+  if (st == LFA_OK && is) {
     branch = true;
     st = add_dataset(p, path, LFA_CLEANUP_BRANCH, err);
   }
@@ -424,7 +436,8 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
     if (branch && dataset_layout_name(names.names[i])) continue;
     st = lfa_fs_join(child, sizeof child, path, names.names[i], err);
-    if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, child)) st = walk_branches(p, child, depth + 1, err);
+    if (st == LFA_OK) st = dir_at(&is, p, child, 1, err);
+    if (st == LFA_OK && is) st = walk_branches(p, child, depth + 1, err);
   }
   lfa_fs_names_free(&names);
   return st;
@@ -453,7 +466,9 @@ static lfa_status find_datasets(planner *p, lfa_error *err) {
   char tree[LFA_PATH_BYTES_MAX];
   lfa_status st = add_dataset(p, p->dir, LFA_CLEANUP_SELF, err);
   if (st == LFA_OK) st = lfa_fs_join(tree, sizeof tree, p->dir, "tree", err);
-  if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, tree)) st = walk_branches(p, tree, 0, err);
+  bool is = false;
+  if (st == LFA_OK) st = dir_at(&is, p, tree, 1, err);
+  if (st == LFA_OK && is) st = walk_branches(p, tree, 0, err);
   if (st == LFA_OK) st = add_given(p, err);
   if (st == LFA_OK && (p->source_checked = calloc(p->plan->n_datasets, sizeof *p->source_checked)) == NULL)
     st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
@@ -827,7 +842,9 @@ static lfa_status find_objects(planner *p, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_status st = lfa_fs_join(path, sizeof path, p->dir, "_field_assignments", err);
   /* a link in place of the directory leads elsewhere: nothing there is this dataset's */
-  if (st == LFA_OK && is_real_dir(p, path)) st = walk_objects(p, "_field_assignments", 0, err);
+  bool is = false;
+  if (st == LFA_OK) st = dir_at(&is, p, path, 0, err);
+  if (st == LFA_OK && is) st = walk_objects(p, "_field_assignments", 0, err);
   if (st == LFA_OK) st = index_objects(p, err);
   return st;
 }

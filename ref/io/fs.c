@@ -382,9 +382,40 @@ int lfa_fs_is_dir_in(const lfa_fs *fs, const char *path) {
   return fs->ops->is_dir(fs->ctx, path);
 }
 
+bool lfa_fs_is_name(const char *name) {
+  return name[0] != '\0' && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && strchr(name, '/') == NULL;
+}
+
+bool lfa_fs_is_relative_names(const char *rel) {
+  char seg[LFA_PATH_BYTES_MAX];
+  for (const char *p = rel;; p++) {
+    size_t n = strcspn(p, "/");
+    if (n == 0 || n >= sizeof seg) return false;
+    memcpy(seg, p, n);
+    seg[n] = '\0';
+    if (!lfa_fs_is_name(seg)) return false;
+    p += n;
+    if (*p == '\0') return true;
+  }
+}
+
+bool lfa_fs_listing_refused(const lfa_error *err) {
+  return err->rule != NULL && strcmp(err->rule, "FA-CLEAN-12") == 0;
+}
+
+/* [FA-CLEAN-12] Every name any file system lists is checked here, once: a
+ * name that is a path ("..", "a/b") would lead a walk out of the directory
+ * listed, so the listing is refused, never filtered. */
 lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int missing_ok, lfa_error *err) {
   fs = or_posix(fs);
-  return fs->ops->list(fs->ctx, out, dir, missing_ok, err);
+  lfa_status st = fs->ops->list(fs->ctx, out, dir, missing_ok, err);
+  for (size_t i = 0; st == LFA_OK && i < out->count; i++)
+    if (!lfa_fs_is_name(out->names[i])) {
+      st = lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: the listing gives '%.200s', which is not a name (empty, '.', "
+                    "'..' or holding '/'): refused", dir, out->names[i]);
+      lfa_fs_names_free(out);
+    }
+  return st;
 }
 
 lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err) {
@@ -411,6 +442,9 @@ lfa_status lfa_fs_stat_in(const lfa_fs *fs, const char *path, int follow, lfa_fs
 lfa_status lfa_fs_remove_beneath_in(const lfa_fs *fs, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
                                     const char *rel, const lfa_fs_stat *expect, lfa_error *err) {
   fs = or_posix(fs);
+  *size = 0;
+  if (!lfa_fs_is_relative_names(rel)) /* [FA-CLEAN-12] never a path that could climb out of dir */
+    return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: '%.200s' is not a path of names below it: not deleted", dir, rel);
   return fs->ops->remove_beneath(fs->ctx, outcome, size, dir, rel, expect, err);
 }
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lfa/fs.h"
+
 /* The first `n` bytes of `needle` in [at, end), or NULL. */
 static const char *find(const char *at, const char *end, const char *needle, size_t n) {
   for (const char *p = at; p != NULL && (size_t)(end - p) >= n; p++) {
@@ -122,6 +124,20 @@ static lfa_status read_head(lfa_s3_listing *l, const char *text, const char *end
   return LFA_OK;
 }
 
+/* [FA-CLEAN-12] Whether the part of a key below the prefix is names only:
+ * "" (the prefix itself) or segments none empty, "." or "..", with at most a
+ * trailing '/' (a "directory marker" object). A key "t/a/../../x" is a
+ * literal name on S3, but any path built from it would leave the prefix. */
+static bool names_below(const char *rest) {
+  char r[LFA_S3_NAME_BYTES_MAX + 1];
+  size_t n = strlen(rest);
+  if (n == 0) return true;
+  if (n >= sizeof r) return false;
+  memcpy(r, rest, n + 1);
+  if (r[n - 1] == '/') r[--n] = '\0';
+  return n > 0 && lfa_fs_is_relative_names(r);
+}
+
 /* One <Contents> [a, z): an object, ascending after l->last. */
 static lfa_status read_object(lfa_s3_listing *l, const char *a, const char *z, const char *prefix, const char *path,
                               lfa_s3_listed_fn fn, void *ctx, lfa_error *err) {
@@ -132,7 +148,12 @@ static lfa_status read_object(lfa_s3_listing *l, const char *a, const char *z, c
     return lfa_fail(err, LFA_ERR_IO, NULL, "%s: a listed object has no readable key of at most %u bytes", path,
                     LFA_S3_NAME_BYTES_MAX);
   if (strncmp(key, prefix, np) != 0)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing names '%.200s', outside the prefix asked for", path, key);
+    return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: the listing names '%.200s', outside the prefix asked for", path,
+                    key);
+  if (!names_below(key + np))
+    return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12",
+                    "%s: the listing names '%.200s', whose key has an empty, '.' or '..' segment: a key is a name, "
+                    "never a path, so the listing is refused", path, key);
   if (l->last[0] != '\0' && strcmp(key, l->last) <= 0)
     return lfa_fail(err, LFA_ERR_IO, NULL,
                     "%s: the listing changed while it was read ('%.200s' after '%.200s'): read it again", path, key,
@@ -145,7 +166,6 @@ static lfa_status read_object(lfa_s3_listing *l, const char *a, const char *z, c
   if (e.name[0] == '\0') return LFA_OK; /* a "directory marker" object: the prefix itself */
   const char *slash = strchr(e.name, '/');
   if (slash == NULL) return fn(ctx, &e, err);
-  if (slash == e.name) return LFA_OK; /* "prefix//x": no name here (an empty segment is no file) */
   memcpy(name, e.name, (size_t)(slash - e.name)); /* a key deeper down: its first segment is a directory */
   name[slash - e.name] = '\0';
   e.name = name, e.dir = true;
@@ -163,6 +183,9 @@ static lfa_status read_prefix(const char *a, const char *z, const char *prefix, 
   if (strncmp(key, prefix, np) != 0 || n <= np + 1 || key[n - 1] != '/')
     return lfa_fail(err, LFA_ERR_IO, NULL, "%s: the listing names prefix '%.200s', not one below it", path, key);
   key[n - 1] = '\0';
+  if (!names_below(key + np))
+    return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: the listing names prefix '%.200s/', with an empty, '.' or '..' "
+                    "segment: refused", path, key);
   if (strchr(key + np, '/') != NULL) return LFA_OK; /* deeper than one level: not a name here */
   lfa_s3_listed e = {NULL, key + np, true, 0, NULL, NULL};
   return fn(ctx, &e, err);

@@ -13,6 +13,7 @@
 #ifndef LFA_FS_H
 #define LFA_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,21 @@ void lfa_fs_names_free(lfa_names *names);
  * twice (an object store's object and prefix, a memfs file and a
  * directory under it) gives it once. */
 void lfa_fs_names_sort_unique(lfa_names *names);
+
+/* [FA-CLEAN-12] Whether `name` is one name a listing may give: not empty,
+ * not "." or "..", no '/' and no NUL. A listing (lfa_fs_list_in) that gives
+ * anything else is refused, naming it, on every file system alike. */
+bool lfa_fs_is_name(const char *name);
+
+/* [FA-CLEAN-12] Whether `rel` is a relative path of names only
+ * (lfa_fs_is_name for each '/'-separated segment): no empty, "." or ".."
+ * segment, no leading or trailing '/'. */
+bool lfa_fs_is_relative_names(const char *rel);
+
+/* Whether a failure is a listing refused as unbelievable (FA-CLEAN-12, a
+ * name that is a path): an error of the dataset's store, never a mere "not
+ * checked". */
+bool lfa_fs_listing_refused(const lfa_error *err);
 
 /* What is at a path (lfa_fs_ops.stat). */
 typedef enum lfa_fs_kind {
