@@ -20,6 +20,9 @@
 #    many listing pages: the same answers (retries counted); a listing that
 #    changed between pages, hostile listings, the server stopped mid-run:
 #    a clear error (exit 1 or 2, never a clean verdict), in seconds;
+#  - listings parsed (FA-CLEAN-13): a _versions/ page cut short, without its
+#    close tag, with a lying KeyCount or reordered keys: verify and cleanup
+#    exit 2, nothing deleted;
 #  - keys are names (FA-CLEAN-12): a listed key with '..' segments is refused
 #    by name, cleanup deletes nothing (nor the object outside the dataset it
 #    would name) and verify is not clean;
@@ -180,12 +183,27 @@ for kind in bytes no-token huge-key outside entities; do
   check "a hostile listing ($kind): exit 2 with a reason, no crash" exits 2 env $(s3_env "$g") "$lfa" dump s3://lfa/sample
   kill "${S3_PIDS[-1]}"
 done
+# listings parsed, not searched [FA-CLEAN-13]: a _versions/ page cut after its second
+# entry (before: "2 versions checked: 0 errors", and cleanup deleted what the head
+# needs), without its close tag, with a lying KeyCount or reordered keys
+for kind in cut-entries no-close keycount reorder; do
+  proxy_start m --mangle-listing $kind
+  check "a _versions/ listing made hostile ($kind): verify exits 2" exits 2 env $(s3_env "$m") "$lfa" verify s3://lfa/sample
+  check "...saying why" grep -q "listing" "$tmp/cmd.err"
+  check "...cleanup exits 2" \
+    exits 2 env $(s3_env "$m") "$lfa" cleanup s3://lfa/sample --keep-from 1 --grace 0 --now 4000000000
+  check "...and sends no DELETE" bash -c "! grep -q '^DELETE' '$tmp/m.log'"
+  kill "${S3_PIDS[-1]}"
+done
+s3_get sample "$tmp/sample.got"
+check "...the dataset is whole after them" bash -c "diff <(cd '$tmp/ds' && find . -type f | sort) <(cd '$tmp/sample.got' && find . -type f | sort)"
+
 # keys are names [FA-CLEAN-12]: a key with dot segments (literal on S3, inside the prefix)
 # is refused by name; before, curl merged them and cleanup deleted s3://lfa/victim/x.root
 proxy_start dots --inject-key "dots/_field_assignments/roots/2/../../../../victim/x.root" --inject-size 15
 check "a listed key with '..' segments: cleanup exits 2" \
   exits 2 env $(s3_env "$dots") "$lfa" cleanup s3://lfa/dots --keep-from 4 --grace 0 --now 4000000000
-check "...naming the key" grep -q "'dots/_field_assignments/roots/2/\.\./\.\./\.\./\.\./victim/x.root'.*never a path" "$tmp/cmd.err"
+check "...naming the key" grep -q "never a path.*'dots/_field_assignments/roots/2/\.\./\.\./\.\./\.\./victim/x.root'" "$tmp/cmd.err"
 check "...no DELETE was sent" bash -c "! grep -q '^DELETE' '$tmp/dots.log'"
 s3_get victim "$tmp/victim.got"
 check "...the object outside the dataset is still there" cmp "$tmp/victim/x.root" "$tmp/victim.got/x.root"

@@ -31,6 +31,12 @@
 //                        object of --inject-size bytes, no ETag), in key order, its
 //                        KeyCount raised: a key a hostile store holds, such as
 //                        "t/_field_assignments/roots/2/../../../../victim/x.root"
+//   --mangle-listing M   every listing of a "_versions/" prefix is answered with the
+//                        real page made hostile, kind M, its Content-Length right:
+//                        cut-entries (cut after its second entry, a dangling
+//                        <Contents><Key>) | no-close (no </ListBucketResult>) |
+//                        keycount (KeyCount one more than the keys) | reorder (its
+//                        first two objects swapped)
 // --log F appends one line per request: "METHOD PATH?QUERY STATUS".
 import fs from "node:fs";
 import http from "node:http";
@@ -112,6 +118,24 @@ function injectKey(text, url) {
   return text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) + 1}</KeyCount>`);
 }
 
+// The listing page `text` made hostile, kind `kind` (--mangle-listing).
+function mangle(text, kind) {
+  const entries = [...text.matchAll(/<Contents>.*?<\/Contents>/gs)];
+  switch (kind) {
+    case "cut-entries": {
+      const second = entries[1] || entries[0];
+      return text.slice(0, second.index + second[0].length) + "<Contents><Key>";
+    }
+    case "no-close": return text.replace("</ListBucketResult>", "");
+    case "keycount": return text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) + 1}</KeyCount>`);
+    case "reorder": {
+      const [a, b] = entries;
+      return text.slice(0, a.index) + b[0] + a[0] + text.slice(b.index + b[0].length);
+    }
+    default: return text;
+  }
+}
+
 async function handle(req, res) {
   const n = ++count;
   const body = await new Promise((resolve) => {
@@ -165,10 +189,17 @@ async function handle(req, res) {
     return done(502);
   }
   let out = r.body;
+  if (isList && opt["mangle-listing"] && r.status === 200 && (url.searchParams.get("prefix") || "").endsWith("_versions/"))
+    out = Buffer.from(mangle(out.toString("utf8"), opt["mangle-listing"]), "utf8");
   if (isList && opt["inject-key"] && r.status === 200) out = Buffer.from(injectKey(out.toString("utf8"), url), "utf8");
   if (isList && (hidden || opt["listing-goes-back"])) {
     let text = out.toString("utf8");
-    if (hidden) text = text.replace(new RegExp(`<Contents><Key>[^<]*/_versions/${hidden.replace(/\./g, "\\.")}</Key>.*?</Contents>`, "g"), "");
+    if (hidden) {
+      const before = text.length;
+      text = text.replace(new RegExp(`<Contents><Key>[^<]*/_versions/${hidden.replace(/\./g, "\\.")}</Key>.*?</Contents>`, "g"), "");
+      if (text.length !== before) // a store that does not show it: its KeyCount agrees
+        text = text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) - 1}</KeyCount>`);
+    }
     if (opt["listing-goes-back"] && url.searchParams.get("continuation-token")) {
       // the second page starts over: answer it with the first page again
       url.searchParams.delete("continuation-token");
