@@ -172,6 +172,7 @@ lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, l
     else put += (size_t)n;
   }
   if (close(fd) != 0 && rc == LFA_OK) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  if (rc != LFA_OK) unlink(path); /* [FA-CLEAN-14] ours (O_EXCL made it), and not whole: never left behind */
   return rc;
 }
 
