@@ -195,6 +195,18 @@ for kind in cut-entries no-close keycount reorder; do
   check "...and sends no DELETE" bash -c "! grep -q '^DELETE' '$tmp/m.log'"
   kill "${S3_PIDS[-1]}"
 done
+# a _versions/ page cut at every 97th byte (every byte: tests/test_s3_listing.c), its
+# Content-Length saying the cut: never a clean verdict
+page=$(curl -s "$direct/lfa?list-type=2&prefix=sample%2F_versions%2F" | wc -c)
+cuts=0 clean=0
+for ((n = 0; n < page; n += 97)); do
+  proxy_start c --mangle-listing cut-at:$n
+  env $(s3_env "$c") "$lfa" verify s3://lfa/sample >/dev/null 2>&1
+  [ $? -eq 2 ] || clean=$((clean + 1))
+  cuts=$((cuts + 1))
+  kill "${S3_PIDS[-1]}"
+done
+check "a _versions/ page cut at $cuts points of its $page bytes: verify exits 2 at each ($clean did not)" test "$clean" -eq 0 -a "$cuts" -gt 5
 s3_get sample "$tmp/sample.got"
 check "...the dataset is whole after them" bash -c "diff <(cd '$tmp/ds' && find . -type f | sort) <(cd '$tmp/sample.got' && find . -type f | sort)"
 

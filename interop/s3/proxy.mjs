@@ -36,7 +36,8 @@
 //                        cut-entries (cut after its second entry, a dangling
 //                        <Contents><Key>) | no-close (no </ListBucketResult>) |
 //                        keycount (KeyCount one more than the keys) | reorder (its
-//                        first two objects swapped)
+//                        first two objects swapped) | cut-at:N (its first N bytes only;
+//                        past its length, the whole page)
 // --log F appends one line per request: "METHOD PATH?QUERY STATUS".
 import fs from "node:fs";
 import http from "node:http";
@@ -190,7 +191,9 @@ async function handle(req, res) {
   }
   let out = r.body;
   if (isList && opt["mangle-listing"] && r.status === 200 && (url.searchParams.get("prefix") || "").endsWith("_versions/"))
-    out = Buffer.from(mangle(out.toString("utf8"), opt["mangle-listing"]), "utf8");
+    out = opt["mangle-listing"].startsWith("cut-at:")
+      ? out.subarray(0, Number(opt["mangle-listing"].slice(7)))
+      : Buffer.from(mangle(out.toString("utf8"), opt["mangle-listing"]), "utf8");
   if (isList && opt["inject-key"] && r.status === 200) out = Buffer.from(injectKey(out.toString("utf8"), url), "utf8");
   if (isList && (hidden || opt["listing-goes-back"])) {
     let text = out.toString("utf8");
