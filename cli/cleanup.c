@@ -48,7 +48,13 @@ static const char HELP[] =
     "(FA-CLEAN-4). Nothing outside DATASET/_field_assignments/ and\n"
     "DATASET/_versions/ is deleted: not another dataset's objects reached\n"
     "through a base path (FA-CLEAN-6), not symbolic links, not transactions,\n"
-    "deletion files or data files (Lance's cleanup reclaims those).\n"
+    "deletion files or data files (Lance's cleanup reclaims those). lfa's own\n"
+    "temporaries in _versions/ (.tmp_<uuid>, .tmp_hint_<uuid>: a commit that\n"
+    "died before removing them) are deleted once older than the grace period\n"
+    "(FA-CLEAN-14). A listing that names what is no name (an empty, . or ..\n"
+    "segment, a key outside the prefix: FA-CLEAN-12) or an object store page\n"
+    "that is not whole and consistent (FA-CLEAN-13) stops the run: exit 2,\n"
+    "nothing deleted.\n"
     "\n"
     "  --keep-from V     keep versions V and later\n"
     "  --keep V          also keep version V (repeatable)\n"
@@ -197,6 +203,14 @@ static void text_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run) {
     lfa_put_text(out, pl->objects[i].path);
     fprintf(out, " (%" PRIu64 " bytes): ", pl->objects[i].size), lfa_put_text(out, why), fputc('\n', out);
   }
+  if (pl->n_temporaries > 0) fprintf(out, "lfa's own temporaries (a commit that died before removing them):\n");
+  for (size_t i = 0; i < pl->n_temporaries; i++) {
+    const lfa_cleanup_temporary *t = &pl->temporaries[i];
+    fprintf(out, "  %s ", t->expired ? "delete" : "keep  ");
+    lfa_put_text(out, t->path);
+    fprintf(out, " (%" PRIu64 " bytes): %s [FA-CLEAN-14]\n", t->size,
+            t->expired ? "older than the grace period" : "not older than the grace period (a commit may be writing it)");
+  }
   for (size_t i = 0; i < pl->n_notes; i++) {
     const lfa_cleanup_note *n = &pl->notes[i];
     fprintf(out, "%s %s: ", lfa_cleanup_level_name(n->level), n->rule), lfa_put_text(out, n->message), fputc('\n', out);
@@ -215,6 +229,8 @@ static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanu
     fprintf(out, ": removed %zu versions and deleted %zu objects (%" PRIu64 " bytes); %zu objects kept%s\n",
             done->manifests_deleted, done->objects_deleted, done->bytes_deleted, t.objects_kept,
             pl->blocked ? "; blocked: nothing was deleted (see the error notes)" : "");
+  if (done != NULL && done->temporaries_deleted > 0)
+    fprintf(out, "deleted %zu of lfa's stale temporaries [FA-CLEAN-14]\n", done->temporaries_deleted);
   if (done != NULL && done->new_versions)
     fputs("a version was committed since the plan: no object deleted, run cleanup again\n", out);
 }
@@ -312,6 +328,7 @@ static void json_summary(json_writer *w, const lfa_cleanup_plan *pl, const lfa_c
   json_open_object(w, "done");
   json_u64(w, "manifests_deleted", done->manifests_deleted);
   json_u64(w, "objects_deleted", done->objects_deleted);
+  json_u64(w, "temporaries_deleted", done->temporaries_deleted);
   json_u64(w, "bytes_deleted", done->bytes_deleted);
   json_u64(w, "already_gone", done->already_gone);
   json_u64(w, "changed", done->changed);
@@ -332,6 +349,16 @@ static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const
   json_datasets(&w, pl);
   json_open_array(&w, "objects");
   for (size_t i = 0; i < pl->n_objects; i++) json_object_entry(&w, pl, &pl->objects[i]);
+  json_close_array(&w);
+  json_open_array(&w, "temporaries"); /* [FA-CLEAN-14] */
+  for (size_t i = 0; i < pl->n_temporaries; i++) {
+    json_open_object(&w, NULL);
+    json_string(&w, "path", pl->temporaries[i].path);
+    json_u64(&w, "size", pl->temporaries[i].size);
+    json_i64(&w, "mtime", pl->temporaries[i].mtime);
+    json_string(&w, "action", pl->temporaries[i].expired ? "delete" : "keep");
+    json_close_object(&w);
+  }
   json_close_array(&w);
   json_notes(&w, pl);
   json_summary(&w, pl, done);

@@ -28,11 +28,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "adapter_log.h"
 #include "args.h"
 #include "cli.h"
 #include "conformance.h"
@@ -257,12 +261,11 @@ static bool make_paths(case_paths *p, const suite_run *r, lfa_conformance_case *
          fits(snprintf(p->dataset, sizeof p->dataset, "%s/dataset", out), sizeof p->dataset);
 }
 
-/* The child: its own process group (so a timeout kills everything it
- * started), output to OUT.log beside OUT (which starts empty), then the adapter. */
-static void exec_adapter(const suite_run *r, const char *scenario, const char *out, const char *log) {
+/* The child: its own process group (so everything it started is killed
+ * with it), output to the pipe whose bounded copy is OUT.log, then the adapter. */
+static void exec_adapter(const suite_run *r, const char *scenario, const char *out, adapter_log *log) {
   setpgid(0, 0);
-  FILE *f = freopen(log, "w", stdout);
-  if (f == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(126);
+  if (!adapter_log_child(log)) _exit(126);
   if (r->a->adapter == NULL) {
     execl(r->self, "lfa", "adapter", scenario, out, (char *)NULL);
   } else {
@@ -280,23 +283,38 @@ double conf_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Waits for the adapter; after the timeout kills its process group.
- * Returns false on timeout. */
-static bool wait_adapter(pid_t pid, unsigned timeout, int *status) {
+/* After the adapter ended, however: its whole process group killed (what
+ * it left running in the background too) and, lfa being their subreaper,
+ * reaped, for at most LFA_ADAPTER_REAP_MS; then its log closed. */
+static void contain(pid_t pid, adapter_log *log) {
+  kill(-pid, SIGKILL);
+  double deadline = conf_now() + LFA_ADAPTER_REAP_MS / 1e3;
+  for (pid_t got; (got = waitpid(-pid, NULL, WNOHANG)) >= 0 && conf_now() < deadline;)
+    if (got == 0) nanosleep(&(struct timespec){0, 1000000}, NULL);
+  adapter_log_close(log, (int)LFA_ADAPTER_REAP_MS);
+}
+
+/* Waits for the adapter, reading what it prints; after the timeout kills
+ * it. Returns false on timeout. Its process group is contained either way. */
+static bool wait_adapter(pid_t pid, unsigned timeout, int *status, adapter_log *log) {
   double deadline = conf_now() + timeout;
-  long nap = 1000000; /* 1 ms, doubling to 32 ms */
+  int nap = 1; /* ms, doubling to 32 */
+  bool in_time = true;
   for (;;) {
     pid_t got = waitpid(pid, status, WNOHANG);
-    if (got == pid || (got < 0 && errno != EINTR)) return true;
+    if (got == pid || (got < 0 && errno != EINTR)) break;
     if (conf_now() > deadline) {
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, status, 0);
-      return false;
+      in_time = false;
+      break;
     }
-    nanosleep(&(struct timespec){0, nap}, NULL);
-    if (nap < 32000000) nap *= 2;
+    if (!adapter_log_pump(log, nap)) nanosleep(&(struct timespec){0, nap * 1000000L}, NULL);
+    if (nap < 32) nap *= 2;
   }
+  contain(pid, log);
+  return in_time;
 }
 
 /* The last line the adapter printed, for timeout and crash messages: its
@@ -383,14 +401,21 @@ static bool load_scenario(lfa_conformance_case *c, const case_paths *p) {
 static void run_adapter(suite_run *r, lfa_conformance_case *c, const case_paths *p, unsigned timeout) {
   char line[512];
   lfa_error err = {0};
+  adapter_log log;
   fflush(NULL);
-  pid_t pid = mkdir(c->work_dir, 0777) == 0 ? fork() : -1;
-  if (pid == 0) exec_adapter(r, p->scenario, c->work_dir, p->log);
+#ifdef PR_SET_CHILD_SUBREAPER
+  prctl(PR_SET_CHILD_SUBREAPER, 1); /* what the adapter leaves behind is ours to reap */
+#endif
+  bool opened = mkdir(c->work_dir, 0777) == 0 && adapter_log_open(&log, p->log);
+  pid_t pid = opened ? fork() : -1;
+  if (pid == 0) exec_adapter(r, p->scenario, c->work_dir, &log);
+  if (pid > 0) adapter_log_parent(&log);
+  else if (opened) adapter_log_close(&log, 0);
   int status = 0;
   if (pid < 0) {
     c->verdict = LFA_VERDICT_CRASH;
     snprintf(c->message, sizeof c->message, "cannot start the adapter in %.1024s: %s", c->work_dir, strerror(errno));
-  } else if (!wait_adapter(pid, timeout, &status)) {
+  } else if (!wait_adapter(pid, timeout, &status, &log)) {
     last_line(line, sizeof line, p->log);
     c->verdict = LFA_VERDICT_TIMEOUT;
     snprintf(c->message, sizeof c->message, "the adapter ran past %u s%s and was killed; its last line: %s", timeout,

@@ -12,6 +12,7 @@
 #include "explore_judge.h"
 #include "json.h"
 #include "lfa/explore.h"
+#include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/scenario.h"
 #include "oracle_gen.h"
@@ -308,9 +309,9 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
 }
 
 static bool write_scenario(const char *path, const lfa_explore_result *r, ej_context ctx) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) return false;
-  json_writer w = {.out = f};
+  lfa_fs_out out; /* [FA-STORE-8] created fresh beside it, then renamed: a planted link is not written through */
+  if (lfa_fs_out_open(&out, path, NULL) != LFA_OK) return false;
+  json_writer w = {.out = out.f};
   lfa_arena arena = {0};
   char req[32] = "FA-SEM-1";
   json_open_object(&w, NULL);
@@ -330,7 +331,8 @@ static bool write_scenario(const char *path, const lfa_explore_result *r, ej_con
   json_close_object(&w);
   json_finish(&w);
   lfa_arena_free(&arena);
-  return fclose(f) == 0 && ok;
+  if (!ok) return lfa_fs_out_abandon(&out), false;
+  return lfa_fs_out_commit(&out, NULL) == LFA_OK;
 }
 
 /* ---- command ------------------------------------------------------------------------------------- */

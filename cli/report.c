@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "lfa/fs.h"
 #include "lfa/report.h"
 #include "store.h"
 
@@ -103,19 +104,21 @@ static int write_out(const report_args *a, const lfa_report *r) {
     lfa_cli_fail("report", a->dataset, "that field is not tracked in any version in range");
     return LFA_EXIT_UNUSABLE;
   }
-  FILE *f = fopen(a->out, "w");
-  if (f == NULL) {
-    lfa_cli_fail("report", a->out, strerror(errno));
+  lfa_fs_out out; /* written beside --out, then renamed over it: a link there is replaced, not followed */
+  lfa_error err = {0};
+  if (lfa_fs_out_open(&out, a->out, &err) != LFA_OK) {
+    lfa_cli_fail("report", a->out, err.msg);
     return LFA_EXIT_UNUSABLE;
   }
+  FILE *f = out.f;
   if (g == NULL) lfa_report_write_html(f, r);
   else {
     char title[256];
     snprintf(title, sizeof title, "field %d", g->field_id);
     lfa_report_write_svg(f, r, g, a->title ? a->title : title);
   }
-  if (fclose(f) != 0) {
-    lfa_cli_fail("report", a->out, strerror(errno));
+  if (lfa_fs_out_commit(&out, &err) != LFA_OK) {
+    lfa_cli_fail("report", a->out, err.msg);
     return LFA_EXIT_UNUSABLE;
   }
   return lfa_findings_count(&r->verified.findings, LFA_SEVERITY_ERROR) ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "lfa/fs.h"
 #include "lfa/verify.h"
 #include "store.h"
 
@@ -128,16 +129,19 @@ static bool parse_args(verify_args *a, int argc, char **argv) {
   return false;
 }
 
+/* Files lfa verify leaves for its user (--junit, --since-last): written
+ * beside their name and renamed over it (lfa/fs.h lfa_fs_out), so a link
+ * planted at the name or at a temporary name is never written through. */
 static bool write_junit(const char *path, const lfa_verify_result *r, const char *dataset) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    fprintf(stderr, "lfa verify: cannot write %s: %s\n", path, strerror(errno));
-    return false;
+  lfa_fs_out out;
+  lfa_error err = {0};
+  lfa_status st = lfa_fs_out_open(&out, path, &err);
+  if (st == LFA_OK) {
+    lfa_verify_print_junit(out.f, r, dataset);
+    st = lfa_fs_out_commit(&out, &err);
   }
-  lfa_verify_print_junit(f, r, dataset);
-  if (fclose(f) == 0) return true;
-  fprintf(stderr, "lfa verify: cannot write %s: %s\n", path, strerror(errno));
-  return false;
+  if (st != LFA_OK) fprintf(stderr, "lfa verify: cannot write %s: %s\n", path, err.msg);
+  return st == LFA_OK;
 }
 
 /* The state file of --since-last, when there is one: a missing file is a
@@ -159,15 +163,18 @@ static bool read_state(verify_args *a) {
 /* Writes the state of this run beside STATEFILE, then renames it over:
  * a crash leaves the old state or the new, never half of one. */
 static bool write_state(const char *path, const lfa_verify_state *s) {
-  char text[LFA_VERIFY_STATE_TEXT_MAX], tmp[4096];
+  char text[LFA_VERIFY_STATE_TEXT_MAX];
+  lfa_fs_out out;
+  lfa_error err = {0};
   lfa_verify_state_format(text, s);
-  int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = n > 0 && (size_t)n < sizeof tmp ? fopen(tmp, "wb") : NULL;
-  bool ok = f != NULL && fputs(text, f) >= 0;
-  if (f != NULL) ok = fclose(f) == 0 && ok;
-  if (ok) ok = rename(tmp, path) == 0;
-  if (!ok) lfa_cli_fail("verify", path, strerror(errno));
-  return ok;
+  lfa_status st = lfa_fs_out_open(&out, path, &err);
+  if (st == LFA_OK && fputs(text, out.f) < 0) {
+    lfa_fs_out_abandon(&out);
+    st = lfa_fail(&err, LFA_ERR_IO, NULL, "%s", strerror(errno));
+  }
+  if (st == LFA_OK) st = lfa_fs_out_commit(&out, &err);
+  if (st != LFA_OK) lfa_cli_fail("verify", path, err.msg);
+  return st == LFA_OK;
 }
 
 int lfa_cli_verify(int argc, char **argv) {

@@ -5,7 +5,9 @@ set -euo pipefail
 
 packages=(cmake make gcc clang pkg-config python3
           libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev
-          libcurl4-openssl-dev chromium  # chromium: the headless browser tests/report_browser.sh opens reports in
+          libcurl4-openssl-dev libexpat1-dev
+          libxml2-dev  # the reference parse of fuzz/s3_listing_fuzz.c (a test dependency)
+          chromium     # the headless browser tests/report_browser.sh opens reports in
           # what libcurl.pc's Libs.private names: `pkg-config --static --libs lfa` links
           libnghttp2-dev librtmp-dev libssh2-1-dev libpsl-dev libkrb5-dev libldap-dev)
 

@@ -20,6 +20,12 @@
 #    many listing pages: the same answers (retries counted); a listing that
 #    changed between pages, hostile listings, the server stopped mid-run:
 #    a clear error (exit 1 or 2, never a clean verdict), in seconds;
+#  - listings parsed (FA-CLEAN-13): a _versions/ page cut short, without its
+#    close tag, with a lying KeyCount or reordered keys: verify and cleanup
+#    exit 2, nothing deleted;
+#  - keys are names (FA-CLEAN-12): a listed key with '..' segments is refused
+#    by name, cleanup deletes nothing (nor the object outside the dataset it
+#    would name) and verify is not clean;
 #  - cleanup for real on s3:// leaves what it does on a local copy, also
 #    through faults; a run that stops deletes nothing it keeps; a commit
 #    during the run stops the object deletion (FA-CLEAN-11).
@@ -32,7 +38,8 @@ s3_need
 s3_start
 
 "$lfa" sample "$tmp/ds" >/dev/null || { echo "FAIL: lfa sample"; exit 1; }
-for p in sample commit race race2 clean faulty stopped busy; do s3_put "$tmp/ds" "$p"; done
+for p in sample commit race race2 clean faulty stopped busy dots; do s3_put "$tmp/ds" "$p"; done
+mkdir -p "$tmp/victim" && printf 'not the dataset' >"$tmp/victim/x.root" && s3_put "$tmp/victim" victim
 bad=conformance/invalid/bitmap3_empty_partial # error findings, an unreadable bitmap named in them
 s3_put "$bad" invalid
 direct=$S3_ENDPOINT
@@ -176,6 +183,46 @@ for kind in bytes no-token huge-key outside entities; do
   check "a hostile listing ($kind): exit 2 with a reason, no crash" exits 2 env $(s3_env "$g") "$lfa" dump s3://lfa/sample
   kill "${S3_PIDS[-1]}"
 done
+# listings parsed, not searched [FA-CLEAN-13]: a _versions/ page cut after its second
+# entry (before: "2 versions checked: 0 errors", and cleanup deleted what the head
+# needs), without its close tag, with a lying KeyCount or reordered keys
+for kind in cut-entries no-close keycount reorder; do
+  proxy_start m --mangle-listing $kind
+  check "a _versions/ listing made hostile ($kind): verify exits 2" exits 2 env $(s3_env "$m") "$lfa" verify s3://lfa/sample
+  check "...saying why" grep -q "listing" "$tmp/cmd.err"
+  check "...cleanup exits 2" \
+    exits 2 env $(s3_env "$m") "$lfa" cleanup s3://lfa/sample --keep-from 1 --grace 0 --now 4000000000
+  check "...and sends no DELETE" bash -c "! grep -q '^DELETE' '$tmp/m.log'"
+  kill "${S3_PIDS[-1]}"
+done
+# a _versions/ page cut at every 97th byte (every byte: tests/test_s3_listing.c), its
+# Content-Length saying the cut: never a clean verdict
+page=$(curl -s "$direct/lfa?list-type=2&prefix=sample%2F_versions%2F" | wc -c)
+cuts=0 clean=0
+for ((n = 0; n < page; n += 97)); do
+  proxy_start c --mangle-listing cut-at:$n
+  env $(s3_env "$c") "$lfa" verify s3://lfa/sample >/dev/null 2>&1
+  [ $? -eq 2 ] || clean=$((clean + 1))
+  cuts=$((cuts + 1))
+  kill "${S3_PIDS[-1]}"
+done
+check "a _versions/ page cut at $cuts points of its $page bytes: verify exits 2 at each ($clean did not)" test "$clean" -eq 0 -a "$cuts" -gt 5
+s3_get sample "$tmp/sample.got"
+check "...the dataset is whole after them" bash -c "diff <(cd '$tmp/ds' && find . -type f | sort) <(cd '$tmp/sample.got' && find . -type f | sort)"
+
+# keys are names [FA-CLEAN-12]: a key with dot segments (literal on S3, inside the prefix)
+# is refused by name; before, curl merged them and cleanup deleted s3://lfa/victim/x.root
+proxy_start dots --inject-key "dots/_field_assignments/roots/2/../../../../victim/x.root" --inject-size 15
+check "a listed key with '..' segments: cleanup exits 2" \
+  exits 2 env $(s3_env "$dots") "$lfa" cleanup s3://lfa/dots --keep-from 4 --grace 0 --now 4000000000
+check "...naming the key" grep -q "never a path.*'dots/_field_assignments/roots/2/\.\./\.\./\.\./\.\./victim/x.root'" "$tmp/cmd.err"
+check "...no DELETE was sent" bash -c "! grep -q '^DELETE' '$tmp/dots.log'"
+s3_get victim "$tmp/victim.got"
+check "...the object outside the dataset is still there" cmp "$tmp/victim/x.root" "$tmp/victim.got/x.root"
+s3_get dots "$tmp/dots.got"
+check "...and so is every object of the dataset" bash -c "diff <(cd '$tmp/ds' && find . -type f | sort) <(cd '$tmp/dots.got' && find . -type f | sort)"
+check "...verify is not clean: exit 1" exits 1 env $(s3_env "$dots") "$lfa" verify s3://lfa/dots
+check "...with an error finding of FA-CLEAN-12" grep -q "error FA-CLEAN-12" "$tmp/cmd.out"
 proxy_start stop --stop-after 6
 start=$(date +%s)
 env $(s3_env "$stop") "$lfa" verify s3://lfa/sample --json >"$tmp/stop.out" 2>"$tmp/stop.err"

@@ -74,6 +74,16 @@ static void contract(const where *w) {
   assert_true(lfa_fs_size_in(w->fs, p, &size));
   assert_ok(lfa_fs_remove_beneath_in(w->fs, &r, &size, w->root, "d/none", &planned, &err), &err);
   assert_int_equal(r, LFA_FS_GONE);
+  /* [FA-CLEAN-12] a path that is not names only is refused by name: nothing outside `dir` is reached */
+  put(w, "victim.txt", "v");
+  path_of(tmp, sizeof tmp, w, "d");
+  const char *climbing[] = {"../victim.txt", "./../victim.txt", "a.txt/../../victim.txt", "/victim.txt", "a.txt/", ""};
+  for (size_t i = 0; i < sizeof climbing / sizeof climbing[0]; i++) {
+    assert_status(lfa_fs_remove_beneath_in(w->fs, &r, &size, tmp, climbing[i], NULL, &err), LFA_ERR_IO, &err);
+    assert_rule(&err, "FA-CLEAN-12");
+  }
+  path_of(tmp, sizeof tmp, w, "victim.txt");
+  assert_true(lfa_fs_size_in(w->fs, tmp, &size));
   assert_ok(lfa_fs_remove_beneath_in(w->fs, &r, &size, w->root, "d/a.txt", &planned, &err), &err);
   assert_int_equal(r, LFA_FS_REMOVED), assert_int_equal(size, 10);
   assert_false(lfa_fs_size_in(w->fs, p, &size));

@@ -1,9 +1,11 @@
 /* test_s3_listing.c: the reader of one ListObjectsV2 page
  * (lfa/s3_listing.h) on pages a server would send and on the hostile ones
  * the fuzz target s3_listing found or was seeded with: escaped names, a
- * truncated page and its token, the prefix itself and an empty segment
- * (which give no name), a <Size> that is no number, an S3 error document,
- * keys that go back between pages, and text past the page's length. */
+ * truncated page and its token, the prefix itself (which gives no name),
+ * keys with an empty, "." or ".." segment (refused, FA-CLEAN-12), a <Size>
+ * that is no number, an S3 error document, keys that go back between
+ * pages, and pages that are not whole or contradict themselves, cut at
+ * every byte among them (FA-CLEAN-13). */
 #include "testutil.h"
 
 #include "lfa/s3_listing.h"
@@ -51,34 +53,87 @@ static void test_a_page_gives_its_names_decoded(void **state) {
   assert_string_equal(l.last, "db/t.lance/a&b<c>\"q'\xc3\xa9.txt");
 }
 
-static void test_the_prefix_itself_and_an_empty_segment_give_no_name(void **state) {
+static void test_the_prefix_itself_gives_no_name(void **state) {
   (void)state;
-  const char *page = HEAD "<IsTruncated>false</IsTruncated>" OBJECT("db/t.lance/", "0") OBJECT("db/t.lance//x", "1")
+  const char *page = HEAD "<KeyCount>3</KeyCount><IsTruncated>false</IsTruncated>" OBJECT("db/t.lance/", "0") OBJECT("db/t.lance/d/", "0")
       OBJECT("db/t.lance/y", "2") "</ListBucketResult>";
   lfa_s3_listing l = {0};
   names n;
   lfa_error err = {0};
   assert_ok(read_page(&l, &n, page, "db/t.lance/", &err), &err);
-  assert_string_equal(n.text, "y|"); /* once, before the fix, "" was a name here */
+  assert_string_equal(n.text, "d/|y|"); /* once, before the fix, "" was a name here; "d/" is a directory marker */
   assert_false(l.truncated);
 }
 
+/* [FA-CLEAN-12] A key is a name: one with an empty, "." or ".." segment
+ * below the prefix is refused by name, never walked (a cleanup that walked
+ * "roots/2/../../../../victim/x.root" deleted s3://b/victim/x.root). */
+static void test_a_key_with_a_dot_or_empty_segment_is_refused(void **state) {
+  (void)state;
+  const char *keys[] = {"db/t.lance/_field_assignments/roots/2/../../../../victim/x.root", "db/t.lance//x",
+                        "db/t.lance/a//b", "db/t.lance/./a", "db/t.lance/a/.", "db/t.lance/..", "db/t.lance/a/../b/",
+                        "db/t.lance//"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    char page[1024];
+    snprintf(page, sizeof page, HEAD "<KeyCount>1</KeyCount><IsTruncated>false</IsTruncated><Contents><Key>%s</Key>"
+             "<Size>14</Size></Contents></ListBucketResult>", keys[i]);
+    lfa_s3_listing l = {0};
+    names n;
+    lfa_error err = {0};
+    assert_status(read_page(&l, &n, page, "db/t.lance/", &err), LFA_ERR_IO, &err);
+    if (err.rule == NULL || strcmp(err.rule, "FA-CLEAN-12") != 0 || strstr(err.msg, keys[i]) == NULL || n.count != 0)
+      fail_msg("key %s: '%s' (%s), %zu names given", keys[i], err.msg, err.rule ? err.rule : "no rule", n.count);
+  }
+  lfa_s3_listing l = {0};
+  names n;
+  lfa_error err = {0};
+  assert_status(read_page(&l, &n, HEAD "<CommonPrefixes><Prefix>db/t.lance/../</Prefix></CommonPrefixes>"
+                          "</ListBucketResult>", "db/t.lance/", &err), LFA_ERR_IO, &err);
+  assert_string_equal(err.rule, "FA-CLEAN-12");
+}
+
+#define HEAD0 HEAD "<IsTruncated>false</IsTruncated>"
+
 static void test_hostile_pages_are_errors_naming_the_url(void **state) {
   (void)state;
-  const struct { const char *page, *said; } cases[] = {
-      {HEAD OBJECT("db/t.lance/a", "-1") "</ListBucketResult>", "'db/t.lance/a' is listed without a decimal <Size>"},
-      {HEAD OBJECT("db/t.lance/a", "18446744073709551616") "</ListBucketResult>", "without a decimal <Size>"},
-      {HEAD "<Contents><Key>db/t.lance/a</Key></Contents></ListBucketResult>", "without a decimal <Size>"},
-      {HEAD OBJECT("db/t.lance/a&#0;", "1") "</ListBucketResult>", "no readable key"},
-      {HEAD OBJECT("db/t.lance/a&# 38;", "1") "</ListBucketResult>", "no readable key"},
-      {HEAD OBJECT("db/t.lance/a&#xD800;", "1") "</ListBucketResult>", "no readable key"},
-      {HEAD OBJECT("db/t.lance/a&nbsp;", "1") "</ListBucketResult>", "no readable key"},
-      {HEAD OBJECT("db/other", "1") "</ListBucketResult>", "outside the prefix"},
-      {HEAD OBJECT("db/t.lance/b", "1") OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "the listing changed"},
-      {HEAD "<IsTruncated>true</IsTruncated></ListBucketResult>", "no continuation token"},
+  const struct { const char *page, *said, *rule; } cases[] = {
+      {HEAD0 OBJECT("db/t.lance/a", "-1") "</ListBucketResult>", "without a decimal <Size>: 'db/t.lance/a'", NULL},
+      {HEAD0 OBJECT("db/t.lance/a", "18446744073709551616") "</ListBucketResult>", "without a decimal <Size>", NULL},
+      {HEAD0 "<Contents><Key>db/t.lance/a</Key></Contents></ListBucketResult>", "without a decimal <Size>", NULL},
+      {HEAD0 OBJECT("db/t.lance/a&#0;", "1") "</ListBucketResult>", "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/t.lance/a&# 38;", "1") "</ListBucketResult>", "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/t.lance/a&#xD800;", "1") "</ListBucketResult>", "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/t.lance/a&nbsp;", "1") "</ListBucketResult>", "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/other", "1") "</ListBucketResult>", "outside the prefix", "FA-CLEAN-12"},
+      {HEAD0 OBJECT("db/t.lance/b", "1") OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "the listing changed",
+       "FA-CLEAN-13"},
+      {HEAD "<IsTruncated>true</IsTruncated></ListBucketResult>", "no continuation token", "FA-CLEAN-13"},
       {"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>no</Message></Error>",
-       "an S3 error document (AccessDenied)"},
-      {"", "not a ListBucketResult"},
+       "an S3 error document (AccessDenied)", NULL},
+      {"", "not a ListBucketResult", "FA-CLEAN-13"},
+      /* [FA-CLEAN-13] pages that are not whole, or that contradict themselves */
+      {HEAD0 OBJECT("db/t.lance/a", "1"), "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/t.lance/a", "1") "<Contents><Key>", "not whole, well-formed XML", "FA-CLEAN-13"},
+      {HEAD0 "<Contents><Key>db/t.lance/a</Key><Size>1</Size></ListBucketResult>", "not whole, well-formed XML",
+       "FA-CLEAN-13"},
+      {HEAD OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "without <IsTruncated>", "FA-CLEAN-13"},
+      {HEAD "<IsTruncated>maybe</IsTruncated></ListBucketResult>", "without <IsTruncated>", "FA-CLEAN-13"},
+      {HEAD0 "<IsTruncated>false</IsTruncated></ListBucketResult>", "given twice", "FA-CLEAN-13"},
+      {HEAD0 "<KeyCount>3</KeyCount>" OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "<KeyCount> (3)",
+       "FA-CLEAN-13"},
+      {HEAD0 "<KeyCount>0</KeyCount>" OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "<KeyCount> (0)",
+       "FA-CLEAN-13"},
+      {HEAD0 "<NextContinuationToken>t</NextContinuationToken></ListBucketResult>", "contradicts", "FA-CLEAN-13"},
+      {HEAD0 OBJECT("db/t.lance/a", "1") OBJECT("db/t.lance/a", "1") "</ListBucketResult>", "the listing changed",
+       "FA-CLEAN-13"},
+      {HEAD0 "<Contents><Key>db/t.lance/a</Key><Key>db/t.lance/b</Key><Size>1</Size></Contents></ListBucketResult>",
+       "given twice", "FA-CLEAN-13"},
+      {HEAD0 "<Contents><Key>db/t.lance/<b/>a</Key><Size>1</Size></Contents></ListBucketResult>", "inside a text",
+       "FA-CLEAN-13"},
+      {"<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY a \"aaaa\">]><ListBucketResult><IsTruncated>false"
+       "</IsTruncated></ListBucketResult>", "document type declaration", "FA-CLEAN-13"},
+      {"<Other><IsTruncated>false</IsTruncated></Other>", "not a ListBucketResult", "FA-CLEAN-13"},
+      {HEAD0 "</ListBucketResult><ListBucketResult>", "not whole, well-formed XML", "FA-CLEAN-13"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lfa_s3_listing l = {0};
@@ -87,6 +142,9 @@ static void test_hostile_pages_are_errors_naming_the_url(void **state) {
     assert_status(read_page(&l, &n, cases[i].page, "db/t.lance/", &err), LFA_ERR_IO, &err);
     if (strstr(err.msg, cases[i].said) == NULL || strncmp(err.msg, URL ": ", strlen(URL) + 2) != 0)
       fail_msg("case %zu: '%s' does not say '%s'", i, err.msg, cases[i].said);
+    if ((cases[i].rule == NULL) != (err.rule == NULL) || (err.rule && strcmp(err.rule, cases[i].rule) != 0))
+      fail_msg("case %zu: rule %s, not %s", i, err.rule ? err.rule : "none", cases[i].rule ? cases[i].rule : "none");
+    if (n.count != 0) fail_msg("case %zu: a refused page gave %zu names", i, n.count);
   }
 }
 
@@ -95,30 +153,42 @@ static void test_keys_must_ascend_from_the_page_before(void **state) {
   lfa_s3_listing l = {0};
   names n;
   lfa_error err = {0};
-  assert_ok(read_page(&l, &n, HEAD OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err), &err);
-  assert_status(read_page(&l, &n, HEAD OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err),
+  assert_ok(read_page(&l, &n, HEAD0 OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err), &err);
+  assert_status(read_page(&l, &n, HEAD0 OBJECT("db/t.lance/b", "1") "</ListBucketResult>", "db/t.lance/", &err),
                 LFA_ERR_IO, &err);
   assert_non_null(strstr(err.msg, "the listing changed while it was read"));
 }
 
-static void test_nothing_past_the_length_is_read(void **state) {
+/* [FA-CLEAN-13] A page cut at any byte (the server's Content-Length saying
+ * the cut length) is refused and gives no name: before, a page cut after
+ * its second entry was read as a whole listing of two versions. */
+static void test_a_page_cut_at_any_byte_is_refused(void **state) {
   (void)state;
-  const char *page = HEAD OBJECT("db/t.lance/a", "1") OBJECT("db/t.lance/b", "2") "</ListBucketResult>";
-  size_t cut = (size_t)(strstr(page, "<Contents><Key>db/t.lance/b") - page) + 12; /* inside the second <Contents> */
+  const char *page = HEAD "<KeyCount>3</KeyCount><IsTruncated>false</IsTruncated>"
+      OBJECT("db/t.lance/_versions/1.manifest", "1") OBJECT("db/t.lance/_versions/2.manifest", "2")
+      OBJECT("db/t.lance/_versions/3.manifest", "3") "</ListBucketResult>";
+  size_t len = strlen(page);
   lfa_s3_listing l = {0};
   names n = {0};
   lfa_error err = {0};
-  assert_ok(lfa_s3_listing_read(&l, page, cut, "db/t.lance/", URL, collect, &n, &err), &err);
-  assert_string_equal(n.text, "a|");
+  assert_ok(lfa_s3_listing_read(&l, page, len, "db/t.lance/", URL, collect, &n, &err), &err);
+  assert_int_equal(n.count, 3);
+  for (size_t cut = 0; cut < len; cut++) {
+    memset(&l, 0, sizeof l), memset(&n, 0, sizeof n);
+    if (lfa_s3_listing_read(&l, page, cut, "db/t.lance/", URL, collect, &n, &err) == LFA_OK)
+      fail_msg("a page cut at byte %zu of %zu was read (%zu names)", cut, len, n.count);
+    if (n.count != 0) fail_msg("a page cut at byte %zu gave %zu names", cut, n.count);
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_page_gives_its_names_decoded),
-      cmocka_unit_test(test_the_prefix_itself_and_an_empty_segment_give_no_name),
+      cmocka_unit_test(test_the_prefix_itself_gives_no_name),
+      cmocka_unit_test(test_a_key_with_a_dot_or_empty_segment_is_refused),
       cmocka_unit_test(test_hostile_pages_are_errors_naming_the_url),
       cmocka_unit_test(test_keys_must_ascend_from_the_page_before),
-      cmocka_unit_test(test_nothing_past_the_length_is_read),
+      cmocka_unit_test(test_a_page_cut_at_any_byte_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,17 @@
 //   --commit-on-delete K on the first DELETE, PUTs upstream a copy of the manifest
 //                        _versions/K (a writer that commits while cleanup runs) as
 //                        the next version first
+//   --inject-key KEY     every listing whose prefix KEY starts with lists KEY too (an
+//                        object of --inject-size bytes, no ETag), in key order, its
+//                        KeyCount raised: a key a hostile store holds, such as
+//                        "t/_field_assignments/roots/2/../../../../victim/x.root"
+//   --mangle-listing M   every listing of a "_versions/" prefix is answered with the
+//                        real page made hostile, kind M, its Content-Length right:
+//                        cut-entries (cut after its second entry, a dangling
+//                        <Contents><Key>) | no-close (no </ListBucketResult>) |
+//                        keycount (KeyCount one more than the keys) | reorder (its
+//                        first two objects swapped) | cut-at:N (its first N bytes only;
+//                        past its length, the whole page)
 // --log F appends one line per request: "METHOD PATH?QUERY STATUS".
 import fs from "node:fs";
 import http from "node:http";
@@ -88,6 +99,44 @@ function hostileListing(kind) {
   }
 }
 
+const esc = (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const unesc = (t) => t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+
+// The page `text` of a listing of `url` with opt["inject-key"] put in among its <Contents>.
+function injectKey(text, url) {
+  const key = opt["inject-key"], prefix = url.searchParams.get("prefix") || "";
+  if (!key.startsWith(prefix)) return text;
+  const entry = `<Contents><Key>${esc(key)}</Key><Size>${num("inject-size")}</Size><StorageClass>STANDARD</StorageClass></Contents>`;
+  let at = -1;
+  for (const m of text.matchAll(/<Contents><Key>([^<]*)<\/Key>/g)) {
+    if (unesc(m[1]) > key) { at = m.index; break; }
+  }
+  if (at < 0) {
+    const c = text.lastIndexOf("</Contents>");
+    at = c >= 0 ? c + "</Contents>".length : text.indexOf("</ListBucketResult>");
+  }
+  text = text.slice(0, at) + entry + text.slice(at);
+  return text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) + 1}</KeyCount>`);
+}
+
+// The listing page `text` made hostile, kind `kind` (--mangle-listing).
+function mangle(text, kind) {
+  const entries = [...text.matchAll(/<Contents>.*?<\/Contents>/gs)];
+  switch (kind) {
+    case "cut-entries": {
+      const second = entries[1] || entries[0];
+      return text.slice(0, second.index + second[0].length) + "<Contents><Key>";
+    }
+    case "no-close": return text.replace("</ListBucketResult>", "");
+    case "keycount": return text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) + 1}</KeyCount>`);
+    case "reorder": {
+      const [a, b] = entries;
+      return text.slice(0, a.index) + b[0] + a[0] + text.slice(b.index + b[0].length);
+    }
+    default: return text;
+  }
+}
+
 async function handle(req, res) {
   const n = ++count;
   const body = await new Promise((resolve) => {
@@ -141,9 +190,19 @@ async function handle(req, res) {
     return done(502);
   }
   let out = r.body;
+  if (isList && opt["mangle-listing"] && r.status === 200 && (url.searchParams.get("prefix") || "").endsWith("_versions/"))
+    out = opt["mangle-listing"].startsWith("cut-at:")
+      ? out.subarray(0, Number(opt["mangle-listing"].slice(7)))
+      : Buffer.from(mangle(out.toString("utf8"), opt["mangle-listing"]), "utf8");
+  if (isList && opt["inject-key"] && r.status === 200) out = Buffer.from(injectKey(out.toString("utf8"), url), "utf8");
   if (isList && (hidden || opt["listing-goes-back"])) {
     let text = out.toString("utf8");
-    if (hidden) text = text.replace(new RegExp(`<Contents><Key>[^<]*/_versions/${hidden.replace(/\./g, "\\.")}</Key>.*?</Contents>`, "g"), "");
+    if (hidden) {
+      const before = text.length;
+      text = text.replace(new RegExp(`<Contents><Key>[^<]*/_versions/${hidden.replace(/\./g, "\\.")}</Key>.*?</Contents>`, "g"), "");
+      if (text.length !== before) // a store that does not show it: its KeyCount agrees
+        text = text.replace(/<KeyCount>(\d+)<\/KeyCount>/, (_, n) => `<KeyCount>${Number(n) - 1}</KeyCount>`);
+    }
     if (opt["listing-goes-back"] && url.searchParams.get("continuation-token")) {
       // the second page starts over: answer it with the first page again
       url.searchParams.delete("continuation-token");
@@ -154,7 +213,7 @@ async function handle(req, res) {
   }
   const headers = { ...r.headers };
   delete headers["transfer-encoding"];
-  headers["content-length"] = String(out.length);
+  if (req.method !== "HEAD") headers["content-length"] = String(out.length); /* a HEAD says the object's length */
   if (req.method === "GET" && out.length > 1 && r.status < 300 && num("truncate-every") && ++gets % num("truncate-every") === 0) {
     res.writeHead(r.status, headers);
     res.write(out.subarray(0, out.length >> 1));

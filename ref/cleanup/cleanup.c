@@ -134,10 +134,20 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* *is: a directory (a link to one only when `follow`). A look that fails
+ * (a listing refused [FA-CLEAN-12], a request that failed) fails the
+ * plan: taken for "no directory", it would hide what is there. */
+static lfa_status dir_at(bool *is, const planner *p, const char *path, int follow, lfa_error *err) {
+  lfa_fs_stat s;
+  lfa_status st = lfa_fs_stat_in(p->fs, path, follow, &s, err);
+  *is = st == LFA_OK && s.kind == LFA_FS_DIR;
+  return st;
+}
+
 /* A directory, and not a link to one. */
 static bool is_real_dir(const planner *p, const char *path) {
-  lfa_fs_stat s;
-  return lfa_fs_stat_in(p->fs, path, 0, &s, NULL) == LFA_OK && s.kind == LFA_FS_DIR;
+  bool is = false;
+  return dir_at(&is, p, path, 0, NULL) == LFA_OK && is;
 }
 
 /* The one name of a directory named by a path or a file:// URI: its
@@ -416,7 +426,9 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
                     LFA_CLEANUP_DEPTH_MAX);
   bool branch = false;
   lfa_status st = lfa_fs_join(versions, sizeof versions, path, "_versions", err);
-  if (st == LFA_OK && depth > 0 && lfa_fs_is_dir_in(p->fs, versions)) {
+  bool is = false;
+  if (st == LFA_OK && depth > 0) st = dir_at(&is, p, versions, 1, err);
+  if (st == LFA_OK && is) {
     branch = true;
     st = add_dataset(p, path, LFA_CLEANUP_BRANCH, err);
   }
@@ -424,7 +436,8 @@ static lfa_status walk_branches(planner *p, const char *path, unsigned depth, lf
   for (size_t i = 0; st == LFA_OK && i < names.count; i++) {
     if (branch && dataset_layout_name(names.names[i])) continue;
     st = lfa_fs_join(child, sizeof child, path, names.names[i], err);
-    if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, child)) st = walk_branches(p, child, depth + 1, err);
+    if (st == LFA_OK) st = dir_at(&is, p, child, 1, err);
+    if (st == LFA_OK && is) st = walk_branches(p, child, depth + 1, err);
   }
   lfa_fs_names_free(&names);
   return st;
@@ -453,7 +466,9 @@ static lfa_status find_datasets(planner *p, lfa_error *err) {
   char tree[LFA_PATH_BYTES_MAX];
   lfa_status st = add_dataset(p, p->dir, LFA_CLEANUP_SELF, err);
   if (st == LFA_OK) st = lfa_fs_join(tree, sizeof tree, p->dir, "tree", err);
-  if (st == LFA_OK && lfa_fs_is_dir_in(p->fs, tree)) st = walk_branches(p, tree, 0, err);
+  bool is = false;
+  if (st == LFA_OK) st = dir_at(&is, p, tree, 1, err);
+  if (st == LFA_OK && is) st = walk_branches(p, tree, 0, err);
   if (st == LFA_OK) st = add_given(p, err);
   if (st == LFA_OK && (p->source_checked = calloc(p->plan->n_datasets, sizeof *p->source_checked)) == NULL)
     st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
@@ -827,8 +842,36 @@ static lfa_status find_objects(planner *p, lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   lfa_status st = lfa_fs_join(path, sizeof path, p->dir, "_field_assignments", err);
   /* a link in place of the directory leads elsewhere: nothing there is this dataset's */
-  if (st == LFA_OK && is_real_dir(p, path)) st = walk_objects(p, "_field_assignments", 0, err);
+  bool is = false;
+  if (st == LFA_OK) st = dir_at(&is, p, path, 0, err);
+  if (st == LFA_OK && is) st = walk_objects(p, "_field_assignments", 0, err);
   if (st == LFA_OK) st = index_objects(p, err);
+  return st;
+}
+
+/* [FA-CLEAN-14] lfa's own temporaries among the names of `_versions/`:
+ * regular files only (a link is neither followed nor deleted). Their age
+ * is known only where the file system keeps times; elsewhere none expires. */
+static lfa_status find_temporaries(planner *p, const lfa_names *names, lfa_error *err) {
+  lfa_cleanup_plan *pl = p->plan;
+  char rel[LFA_PATH_BYTES_MAX], path[LFA_PATH_BYTES_MAX];
+  lfa_status st = LFA_OK;
+  bool ages = (lfa_fs_caps(p->fs) & LFA_FS_CAP_MTIME) != 0;
+  for (size_t i = 0; st == LFA_OK && i < names->count; i++) {
+    if (!lfa_version_is_lfa_temporary(names->names[i])) continue;
+    lfa_fs_stat s;
+    snprintf(rel, sizeof rel, "_versions/%s", names->names[i]);
+    st = lfa_fs_join(path, sizeof path, p->dir, rel, err);
+    if (st == LFA_OK) st = lfa_fs_stat_in(p->fs, path, 0, &s, err);
+    if (st != LFA_OK || s.kind != LFA_FS_FILE) continue;
+    lfa_cleanup_temporary *g = realloc(pl->temporaries, (pl->n_temporaries + 1) * sizeof *g);
+    if (g == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    pl->temporaries = g;
+    g[pl->n_temporaries] = (lfa_cleanup_temporary){strdup(rel), s.size, s.mtime, s.dev, s.ino, s.tag,
+                                                   ages && expired(pl, s.mtime)};
+    if (g[pl->n_temporaries].path == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
+    pl->n_temporaries++;
+  }
   return st;
 }
 
@@ -855,6 +898,7 @@ lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const l
   if (st == LFA_OK) st = read_tags(&p, err);
   if (st == LFA_OK) st = decide_versions(&p, &l, err);
   if (st == LFA_OK) check_versions_dir(&p);
+  if (st == LFA_OK) st = find_temporaries(&p, &names, err);
   if (st == LFA_OK) st = find_objects(&p, err);
   if (st == LFA_OK) st = find_datasets(&p, err);
   if (st == LFA_OK) visit_self(&p, &l, &names, VISIT_KEPT);
@@ -873,6 +917,8 @@ void lfa_cleanup_plan_free(lfa_cleanup_plan *pl) {
   for (size_t i = 0; i < pl->n_versions; i++) free(pl->versions[i].file), free(pl->versions[i].tag);
   for (size_t i = 0; i < pl->n_datasets; i++) free(pl->datasets[i].dir);
   for (size_t i = 0; i < pl->n_objects; i++) free(pl->objects[i].path);
+  for (size_t i = 0; i < pl->n_temporaries; i++) free(pl->temporaries[i].path);
+  free(pl->temporaries);
   for (size_t i = 0; i < pl->n_notes; i++) free(pl->notes[i].file), free(pl->notes[i].message);
   free(pl->versions);
   free(pl->datasets);
@@ -975,6 +1021,14 @@ lfa_status lfa_cleanup_execute(lfa_cleanup_done *out, const lfa_cleanup_plan *pl
     lfa_fs_stat expect = {LFA_FS_FILE, o->size, o->mtime, o->dev, o->ino, o->tag};
     st = lfa_fs_remove_beneath_in(pl->fs, &r, &size, pl->dir, o->path, &expect, err);
     if (st == LFA_OK) count_outcome(out, &out->objects_deleted, r, size);
+  }
+  /* [FA-CLEAN-14] lfa's stale temporaries: referenced by nothing, each still the file planned */
+  for (size_t i = 0; st == LFA_OK && i < pl->n_temporaries; i++) {
+    const lfa_cleanup_temporary *t = &pl->temporaries[i];
+    if (!t->expired) continue;
+    lfa_fs_stat expect = {LFA_FS_FILE, t->size, t->mtime, t->dev, t->ino, t->tag};
+    st = lfa_fs_remove_beneath_in(pl->fs, &r, &size, pl->dir, t->path, &expect, err);
+    if (st == LFA_OK) count_outcome(out, &out->temporaries_deleted, r, size);
   }
   return st;
 }

@@ -43,6 +43,20 @@ lfa_naming lfa_version_parse_name(uint64_t *version_out, const char *name) {
   return LFA_NAMING_V1;
 }
 
+static bool is_uuid(const char *s) {
+  for (size_t i = 0; i < 36; i++) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    char c = s[i];
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return s[36] == '\0';
+}
+
+bool lfa_version_is_lfa_temporary(const char *name) {
+  if (strncmp(name, ".tmp_hint_", 10) == 0 && strlen(name) == 46) return is_uuid(name + 10);
+  return strncmp(name, ".tmp_", 5) == 0 && strlen(name) == 41 && is_uuid(name + 5);
+}
+
 void lfa_version_format_name(char *out, size_t cap, uint64_t version, lfa_naming naming) {
   if (naming == LFA_NAMING_V2)
     snprintf(out, cap, "%020" PRIu64 "%s", UINT64_MAX - version, SUFFIX);

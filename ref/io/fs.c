@@ -1,6 +1,7 @@
 /* fs.c: the POSIX file system (bounded file reads, sorted listings,
  * create-only writes) and the calls that dispatch to any lfa_fs (lfa/fs.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* mkstemp, fchmod */
 #include "lfa/fs.h"
 
 #include <dirent.h>
@@ -160,8 +161,8 @@ static lfa_status make_parents(const char *path, lfa_error *err) {
 lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, lfa_error *err) {
   lfa_status rc = make_parents(path, err);
   if (rc != LFA_OK) return rc;
-  /* [FA-STORE-8] O_EXCL: an object path, once written, is never replaced. */
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  /* [FA-STORE-8] O_EXCL: an object path, once written, is never replaced (nor a link there followed). */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) return lfa_fail(err, LFA_ERR_IO, "FA-STORE-8", "%s: %s", path, strerror(errno));
   size_t put = 0;
   while (rc == LFA_OK && put < len) {
@@ -171,6 +172,7 @@ lfa_status lfa_fs_write_new(const char *path, const uint8_t *data, size_t len, l
     else put += (size_t)n;
   }
   if (close(fd) != 0 && rc == LFA_OK) rc = lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", path, strerror(errno));
+  if (rc != LFA_OK) unlink(path); /* [FA-CLEAN-14] ours (O_EXCL made it), and not whole: never left behind */
   return rc;
 }
 
@@ -382,9 +384,83 @@ int lfa_fs_is_dir_in(const lfa_fs *fs, const char *path) {
   return fs->ops->is_dir(fs->ctx, path);
 }
 
+bool lfa_fs_is_name(const char *name) {
+  return name[0] != '\0' && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && strchr(name, '/') == NULL;
+}
+
+bool lfa_fs_is_relative_names(const char *rel) {
+  char seg[LFA_PATH_BYTES_MAX];
+  for (const char *p = rel;; p++) {
+    size_t n = strcspn(p, "/");
+    if (n == 0 || n >= sizeof seg) return false;
+    memcpy(seg, p, n);
+    seg[n] = '\0';
+    if (!lfa_fs_is_name(seg)) return false;
+    p += n;
+    if (*p == '\0') return true;
+  }
+}
+
+/* ---- files for the user ---------------------------------------------------------------------- */
+
+lfa_status lfa_fs_out_open(lfa_fs_out *o, const char *path, lfa_error *err) {
+  memset(o, 0, sizeof *o);
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  int dn = slash ? (int)(slash - path + 1) : 0;
+  int n = snprintf(o->tmp, sizeof o->tmp, "%.*s." "%s" LFA_FS_OUT_TMP_MARK "XXXXXX", dn, path, base);
+  if (base[0] == '\0' || n < 0 || (size_t)n >= sizeof o->tmp || strlen(path) >= sizeof o->path)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s: not a file name lfa can write beside", path);
+  memcpy(o->path, path, strlen(path) + 1);
+  int fd = mkstemp(o->tmp); /* O_CREAT|O_EXCL, mode 0600: nothing there is followed */
+  if (fd < 0) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: cannot create a file beside it: %s", path, strerror(errno));
+  mode_t mask = umask(022);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+    close(fd);
+    unlink(o->tmp);
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->tmp, strerror(e));
+  }
+  return LFA_OK;
+}
+
+lfa_status lfa_fs_out_commit(lfa_fs_out *o, lfa_error *err) {
+  bool ok = fflush(o->f) == 0 && !ferror(o->f) && fsync(fileno(o->f)) == 0;
+  int e = errno;
+  ok = fclose(o->f) == 0 && ok;
+  if (!ok && e == 0) e = errno;
+  o->f = NULL;
+  if (ok && rename(o->tmp, o->path) == 0) return LFA_OK;
+  if (ok) e = errno;
+  unlink(o->tmp);
+  return lfa_fail(err, LFA_ERR_IO, NULL, "%s: %s", o->path, strerror(e));
+}
+
+void lfa_fs_out_abandon(lfa_fs_out *o) {
+  if (o->f == NULL) return;
+  fclose(o->f);
+  o->f = NULL;
+  unlink(o->tmp);
+}
+
+bool lfa_fs_listing_refused(const lfa_error *err) {
+  return err->rule != NULL && strcmp(err->rule, "FA-CLEAN-12") == 0;
+}
+
+/* [FA-CLEAN-12] Every name any file system lists is checked here, once: a
+ * name that is a path ("..", "a/b") would lead a walk out of the directory
+ * listed, so the listing is refused, never filtered. */
 lfa_status lfa_fs_list_in(lfa_names *out, const lfa_fs *fs, const char *dir, int missing_ok, lfa_error *err) {
   fs = or_posix(fs);
-  return fs->ops->list(fs->ctx, out, dir, missing_ok, err);
+  lfa_status st = fs->ops->list(fs->ctx, out, dir, missing_ok, err);
+  for (size_t i = 0; st == LFA_OK && i < out->count; i++)
+    if (!lfa_fs_is_name(out->names[i])) {
+      st = lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: the listing gives '%.200s', which is not a name (empty, '.', "
+                    "'..' or holding '/'): refused", dir, out->names[i]);
+      lfa_fs_names_free(out);
+    }
+  return st;
 }
 
 lfa_status lfa_fs_write_new_in(const lfa_fs *fs, const char *path, const uint8_t *data, size_t len, lfa_error *err) {
@@ -411,6 +487,9 @@ lfa_status lfa_fs_stat_in(const lfa_fs *fs, const char *path, int follow, lfa_fs
 lfa_status lfa_fs_remove_beneath_in(const lfa_fs *fs, lfa_fs_removed *outcome, uint64_t *size, const char *dir,
                                     const char *rel, const lfa_fs_stat *expect, lfa_error *err) {
   fs = or_posix(fs);
+  *size = 0;
+  if (!lfa_fs_is_relative_names(rel)) /* [FA-CLEAN-12] never a path that could climb out of dir */
+    return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: '%.200s' is not a path of names below it: not deleted", dir, rel);
   return fs->ops->remove_beneath(fs->ctx, outcome, size, dir, rel, expect, err);
 }
 

@@ -113,7 +113,9 @@ struct lfa_s3 {
 bool lfa_is_s3_url(const char *path) { return path != NULL && strncmp(path, "s3://", 5) == 0; }
 
 /* "s3://bucket/a//b/./c" -> bucket "bucket", key "a/b/c" (empty segments
- * and "." left out, as a joined path means them). */
+ * and "." left out, as a joined path means them; a listing never gives a
+ * key with either, lfa/s3_listing.h). A ".." segment is refused: it is no
+ * name on S3, and a path built with it would name a key elsewhere. */
 static lfa_status split_url(char *bucket, size_t bcap, char *key, size_t kcap, const char *path, lfa_error *err) {
   if (!lfa_is_s3_url(path)) return lfa_fail(err, LFA_ERR_IO, NULL, "%s: not an s3:// URL", path);
   const char *p = path + 5;
@@ -127,6 +129,8 @@ static lfa_status split_url(char *bucket, size_t bcap, char *key, size_t kcap, c
     while (*p == '/') p++;
     size_t seg = strcspn(p, "/");
     if (seg == 0) break;
+    if (seg == 2 && p[0] == '.' && p[1] == '.') /* [FA-CLEAN-12] a key is a name: never climbed out of */
+      return lfa_fail(err, LFA_ERR_IO, "FA-CLEAN-12", "%s: a '..' segment: an S3 key is a name, not a path", path);
     if (!(seg == 1 && p[0] == '.')) {
       if (used + seg + 2 > kcap || used + seg + 1 > LFA_S3_NAME_BYTES_MAX)
         return lfa_fail(err, LFA_ERR_LIMIT, "FA-LIMIT-1", "%s: key longer than %u bytes", path, LFA_S3_NAME_BYTES_MAX);
@@ -344,6 +348,7 @@ static void setup(lfa_s3 *s, CURL *e, const request *q, const char *url, struct 
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)LFA_S3_CONNECT_TIMEOUT_MS);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
+  curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L); /* [FA-CLEAN-12] the key as built, no dot segment merged */
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, r);

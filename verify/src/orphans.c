@@ -50,6 +50,9 @@ lfa_status vf_check_orphans(const vf_ctx *c, uint64_t version, lfa_error *err) {
   lfa_status st = lfa_cleanup_plan_make(&plan, c->dir, &o, &e);
   if (st == LFA_ERR_NOMEM) {
     st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
+  } else if (st != LFA_OK && lfa_fs_listing_refused(&e)) { /* [FA-CLEAN-12] a store that lists what is no name */
+    lfa_findings_add(c->findings, &w, e.rule, LFA_SEVERITY_ERROR, "the dataset's listing cannot be believed: %s", e.msg);
+    st = LFA_OK;
   } else if (st != LFA_OK) { /* [FA-VERIFY-5] said, not guessed */
     lfa_findings_add(c->findings, &w, "FA-VERIFY-5", LFA_SEVERITY_INFO, "orphan objects not checked: %s", e.msg);
     st = LFA_OK;

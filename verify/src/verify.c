@@ -120,6 +120,21 @@ static lfa_status finish(lfa_verify_result *out, const vf_ctx *c, const lfa_veri
   return st;
 }
 
+/* [FA-CLEAN-14] lfa's own temporaries left in `_versions/` (a commit that
+ * died before removing them): said, as info; `lfa cleanup` removes them
+ * once they are older than its grace period. */
+static void report_temporaries(const vf_ctx *c, const lfa_names *names) {
+  char file[LFA_PATH_BYTES_MAX];
+  for (size_t i = 0; i < names->count; i++) {
+    if (!lfa_version_is_lfa_temporary(names->names[i])) continue;
+    snprintf(file, sizeof file, "_versions/%s", names->names[i]);
+    lfa_where w = {.file = file};
+    lfa_findings_add(c->findings, &w, "FA-CLEAN-14", LFA_SEVERITY_INFO,
+                     "an lfa temporary left by a commit that did not finish: no version, referenced by nothing; "
+                     "lfa cleanup removes it once older than its grace period");
+  }
+}
+
 lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa_verify_options *options,
                               lfa_error *err) {
   static const lfa_verify_options ALL = {0};
@@ -136,6 +151,7 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   vf_ctx c = {dir, fs, &out->findings, &versions, o.full ? NULL : &cache, &out->objects_decoded, o.strict};
   if (out->versions == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st == LFA_OK && o.since != NULL) st = vf_check_state(&c, o.since, err); /* [FA-VERIFY-7] before the rest */
+  if (st == LFA_OK) report_temporaries(&c, &names);
   if (st == LFA_OK) st = walk(out, &c, &o, err);
   out->objects_reused = cache.stats.hits; /* the versions' own, not the orphan check's */
   if (st == LFA_OK) st = finish(out, &c, &o, err);

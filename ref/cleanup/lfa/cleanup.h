@@ -145,6 +145,18 @@ typedef struct lfa_cleanup_note {
   char *message;
 } lfa_cleanup_note;
 
+/* [FA-CLEAN-14] One of lfa's own temporaries in `_versions/`
+ * (lfa_version_is_lfa_temporary): a commit or hint write that died before
+ * it could remove it. Nothing references it; it is deleted once older than
+ * the grace period (a commit in flight may still be writing a young one). */
+typedef struct lfa_cleanup_temporary {
+  char *path; /* "_versions/.tmp_<uuid>" */
+  uint64_t size;
+  int64_t mtime;
+  uint64_t dev, ino, tag; /* checked again before deleting, as for objects */
+  bool expired;           /* older than the grace period: deleted */
+} lfa_cleanup_temporary;
+
 /* OWNERSHIP: every array and string is owned by the plan
  * (lfa_cleanup_plan_free). */
 typedef struct lfa_cleanup_plan {
@@ -158,6 +170,8 @@ typedef struct lfa_cleanup_plan {
   lfa_cleanup_dataset *datasets;
   size_t n_objects; /* ascending by path */
   lfa_cleanup_object *objects;
+  size_t n_temporaries; /* ascending by path */
+  lfa_cleanup_temporary *temporaries;
   size_t n_notes; /* in the order found, at most LFA_CLEANUP_NOTES_MAX */
   lfa_cleanup_note *notes;
   size_t notes_dropped; /* found past that limit: counted only */
@@ -189,6 +203,7 @@ const char *lfa_cleanup_level_name(lfa_cleanup_level level);
 typedef struct lfa_cleanup_done {
   size_t manifests_deleted;
   size_t objects_deleted;
+  size_t temporaries_deleted; /* [FA-CLEAN-14] */
   uint64_t bytes_deleted;
   size_t already_gone; /* planned, but no longer there */
   size_t changed;      /* planned, but the path now holds another file (or a link): left alone */

@@ -11,6 +11,7 @@
 #ifndef LFA_VERSIONS_H
 #define LFA_VERSIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,12 @@ typedef enum lfa_naming {
  * names that are not versions; *version_out is set otherwise. Version 0 does
  * not exist in Lance and is not a version. */
 lfa_naming lfa_version_parse_name(uint64_t *version_out, const char *name);
+
+/* [FA-CLEAN-14] Whether `name` (in `_versions/`) is one of lfa's own
+ * temporaries: `.tmp_<uuid>` (a manifest staged before its link) or
+ * `.tmp_hint_<uuid>` (the version hint staged before its rename), the uuid
+ * in its 36-character form. */
+bool lfa_version_is_lfa_temporary(const char *name);
 
 /* Writes the file name of `version` in `naming` into out (cap >= 32). */
 void lfa_version_format_name(char *out, size_t cap, uint64_t version, lfa_naming naming);

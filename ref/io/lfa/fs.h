@@ -13,11 +13,14 @@
 #ifndef LFA_FS_H
 #define LFA_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "lfa/bytes.h"
 #include "lfa/error.h"
+#include "lfa/limits.h"
 
 /* The names in a directory (no "." or ".."), sorted bytewise.
  * OWNERSHIP: free with lfa_fs_names_free. */
@@ -31,6 +34,44 @@ void lfa_fs_names_free(lfa_names *names);
  * twice (an object store's object and prefix, a memfs file and a
  * directory under it) gives it once. */
 void lfa_fs_names_sort_unique(lfa_names *names);
+
+/* [FA-CLEAN-12] Whether `name` is one name a listing may give: not empty,
+ * not "." or "..", no '/' and no NUL. A listing (lfa_fs_list_in) that gives
+ * anything else is refused, naming it, on every file system alike. */
+bool lfa_fs_is_name(const char *name);
+
+/* [FA-CLEAN-12] Whether `rel` is a relative path of names only
+ * (lfa_fs_is_name for each '/'-separated segment): no empty, "." or ".."
+ * segment, no leading or trailing '/'. */
+bool lfa_fs_is_relative_names(const char *rel);
+
+/* A file lfa writes for its user (a --since-last state, a --junit file, a
+ * report) in a directory lfa does not own. It is written under a fresh
+ * temporary name beside it, ".NAME.lfa-tmp-XXXXXX", made by mkstemp
+ * (O_CREAT|O_EXCL: whatever is planted there, a symbolic link among them, is
+ * neither followed nor overwritten), and renamed over NAME only once it is
+ * whole, so a link at NAME is replaced, never written through, and a crash
+ * leaves the old file or the new. Every failure removes the temporary. The
+ * file gets the mode a plain create would (0666 less the umask). */
+typedef struct lfa_fs_out {
+  FILE *f; /* write here */
+  char path[LFA_PATH_BYTES_MAX];
+  char tmp[LFA_PATH_BYTES_MAX];
+} lfa_fs_out;
+
+/* The temporaries' mark: a file whose name holds it is one of lfa's. */
+#define LFA_FS_OUT_TMP_MARK ".lfa-tmp-"
+
+lfa_status lfa_fs_out_open(lfa_fs_out *o, const char *path, lfa_error *err);
+/* Closes the file and renames it into place (o->f is NULL after). */
+lfa_status lfa_fs_out_commit(lfa_fs_out *o, lfa_error *err);
+/* Closes and removes the temporary: nothing is written to o->path. */
+void lfa_fs_out_abandon(lfa_fs_out *o);
+
+/* Whether a failure is a listing refused as unbelievable (FA-CLEAN-12, a
+ * name that is a path): an error of the dataset's store, never a mere "not
+ * checked". */
+bool lfa_fs_listing_refused(const lfa_error *err);
 
 /* What is at a path (lfa_fs_ops.stat). */
 typedef enum lfa_fs_kind {

@@ -3,12 +3,12 @@
  * fuzz target (fuzz/s3_listing_fuzz.c) reads hostile pages without a
  * server. Internal to lfa: not installed with the public headers.
  *
- * What it reads of a page, and nothing else (no general XML parser): the
- * root <ListBucketResult>, <IsTruncated> and <NextContinuationToken>, each
- * <Contents> (its <Key>, <Size>, <LastModified>, <ETag>) and each
- * <CommonPrefixes> (its <Prefix>). Text is decoded from the five entities
- * and numeric references (&amp; &#38; &#x26;); any other '&' is an error.
- * Every buffer is bounded by a named limit of lfa/s3.h.
+ * What it reads of a page, with expat (a real XML parser, no DTD allowed):
+ * the root <ListBucketResult>, its <IsTruncated>, <NextContinuationToken>
+ * and <KeyCount>, each <Contents> (its <Key>, <Size>, <LastModified>,
+ * <ETag>) and each <CommonPrefixes> (its <Prefix>); other elements are
+ * skipped whole. Every buffer is bounded by a named limit of lfa/s3.h or
+ * below.
  */
 #ifndef LFA_S3_LISTING_H
 #define LFA_S3_LISTING_H
@@ -22,6 +22,7 @@
 
 #define LFA_S3_TOKEN_BYTES_MAX (2u * LFA_S3_NAME_BYTES_MAX) /* a continuation token, decoded */
 #define LFA_S3_LISTED_TEXT_MAX 127u /* a <LastModified> or <ETag>, decoded */
+#define LFA_S3_XML_DEPTH_MAX 16u    /* elements open at once in a page (a listing needs 4) */
 
 /* One name the page lists below the prefix. */
 typedef struct lfa_s3_listed {
@@ -44,13 +45,22 @@ typedef struct lfa_s3_listing {
 } lfa_s3_listing;
 
 /* Reads one page `text` of `len` bytes (no NUL needed) of the listing of
- * `prefix` ("" or ending in '/'), calling `fn` for each name below it.
- * Object keys must ascend strictly, also from the page before (l->last):
- * a listing that changed between pages is said, never merged. A key
- * outside the prefix, an unreadable or over-long key or token, a <Size>
- * that is not a decimal number, a truncated page without a token, and a
- * page that is no ListBucketResult (an S3 <Error> names its <Code>) are
- * LFA_ERR_IO naming `path`, the URL listed. */
+ * `prefix` ("" or ending in '/'), calling `fn` for each name below it, and
+ * only once the whole page was read and found sound: a refused page gives
+ * no name. LFA_ERR_IO naming `path`, the URL listed, when:
+ *  - [FA-CLEAN-13] the page is not one complete, well-formed XML document
+ *    whose root is ListBucketResult (an S3 <Error> names its <Code>); it
+ *    has no <IsTruncated> of true or false; its <KeyCount>, when given, is
+ *    not the number of its <Contents> and <CommonPrefixes>; a token is given
+ *    on a page that is not truncated, or none on one that is; an element
+ *    the page reads is given twice in one place; object keys (or common
+ *    prefixes) do not ascend strictly, also from the page before
+ *    (l->last): a listing that changed between pages is said, never merged;
+ *  - [FA-CLEAN-12] a key or prefix lies outside `prefix`, or has an empty,
+ *    "." or ".." segment below it (one trailing '/' aside: a directory
+ *    marker);
+ *  - a key or token is unreadable or longer than its limit, or a <Size> is
+ *    not a decimal number. */
 lfa_status lfa_s3_listing_read(lfa_s3_listing *l, const char *text, size_t len, const char *prefix, const char *path,
                                lfa_s3_listed_fn fn, void *ctx, lfa_error *err);
 
