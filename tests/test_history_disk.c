@@ -318,9 +318,9 @@ static size_t findings_of(const char *dir, const char *rule) {
 }
 
 /* The feature words of version v of dir, in both words: `want` of the bits
- * 1, 2, 16, 64 and 65536 [FA-LANCE-23] [FA-FLAG-1]. */
+ * 1, 2, 16, 64 and 2^52 [FA-LANCE-23] [FA-FLAG-1]. */
 static void expect_bits(const char *dir, uint64_t v, uint64_t want) {
-  const uint64_t mask = 1 | 2 | 16 | 64 | 65536;
+  const uint64_t mask = 1 | 2 | 16 | 64 | LFA_FLAG_FIELD_ASSIGNMENT;
   lfa_snapshot snap;
   load_version(&snap, dir, v);
   assert_int_equal(snap.file.manifest->reader_feature_flags & mask, want);
@@ -335,7 +335,7 @@ static void expect_bits(const char *dir, uint64_t v, uint64_t want) {
  * as the next version with a Clone transaction: no base_paths entry, no
  * base_id on a data file, deletion file or descriptor, the descriptors'
  * roots v5's very objects (nothing copied), the same fragments and ids.
- * [FA-LANCE-23] bits by hand from clone_source: v1 none but 65536 (and 2
+ * [FA-LANCE-23] bits by hand from clone_source: v1 none but LFA_FLAG_FIELD_ASSIGNMENT (and 2
  * with stable row ids); v3 has an overlay: 64; v4 deletes: 1 as well;
  * the clones keep v5's (1, 64) and never 16. */
 static void test_FA_CLONE_6_clone_into_its_own_dataset(void **state) {
@@ -372,12 +372,12 @@ static void test_FA_CLONE_6_clone_into_its_own_dataset(void **state) {
         assert_string_equal(c.tracked[i].root_file->path, v5.tracked[i].root_file->path);
       }
       lfa_snapshot_free(&c);
-      expect_bits(s.src, v, 1 | 64 | 65536 | (stable ? 2 : 0));
+      expect_bits(s.src, v, 1 | 64 | LFA_FLAG_FIELD_ASSIGNMENT | (stable ? 2 : 0));
     }
     lfa_snapshot_free(&v5);
-    expect_bits(s.src, 1, 65536 | (stable ? 2 : 0));
-    expect_bits(s.src, 3, 64 | 65536 | (stable ? 2 : 0));
-    expect_bits(s.src, 4, 1 | 64 | 65536 | (stable ? 2 : 0));
+    expect_bits(s.src, 1, LFA_FLAG_FIELD_ASSIGNMENT | (stable ? 2 : 0));
+    expect_bits(s.src, 3, 64 | LFA_FLAG_FIELD_ASSIGNMENT | (stable ? 2 : 0));
+    expect_bits(s.src, 4, 1 | 64 | LFA_FLAG_FIELD_ASSIGNMENT | (stable ? 2 : 0));
     assert_int_equal(findings_of(s.src, "FA-CLONE-1"), 0);
     lfa_history_close(&h);
     scratch_remove(&s);
