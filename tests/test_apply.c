@@ -7,7 +7,7 @@
  * Requirement ids: FA-OP-1, FA-OP-2, FA-OP-4, FA-OP-6, FA-APPEND-1,
  * FA-DELETE-1, FA-DELETE-2, FA-REWRITE-1, FA-UPDATE-1, FA-UPDATE-2,
  * FA-PROJECT-1, FA-META-1, FA-MERGE-2, FA-TXN-8, FA-TXN-10, FA-TXN-12,
- * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5. */
+ * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 at its edge. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -231,6 +231,42 @@ static void test_FA_UPDATE_2_column_update_needs_offsets(void **state) {
   free_history(&h);
 }
 
+/* [FA-UPDATE-2] an offset is below physical_rows: at the limit (an offset
+ * equal to physical_rows) the update is refused, one below it is accepted.
+ * v3 updates fragments 0 and 1 with offset bitmaps (field 10). */
+static void test_FA_UPDATE_2_offset_at_physical_rows_refused(void **state) {
+  (void)state;
+  history h;
+  load_history(&h, EXAMPLE);
+  Lance__Table__Transaction *t = txn_of(&h, 2);
+  assert_true(t->update->n_updated_fragment_offset_bitmaps > 0);
+  Lance__Table__Transaction__Update__UpdatedFragmentOffsetBitmapsEntry *e = t->update->updated_fragment_offset_bitmaps[0];
+  size_t i = lfa_table_fragment(&h.tables[2], e->key);
+  assert_true(i != SIZE_MAX);
+  uint64_t rows = h.tables[2].fragments[i].physical_rows;
+  assert_true(rows > 1);
+  ProtobufCBinaryData keep = e->value;
+  for (int past = 0; past <= 1; past++) {
+    roaring_bitmap_t *bm = roaring_bitmap_from_range(0, rows - 1 + (uint64_t)past + 1, 1); /* 0 .. rows-1+past */
+    lfa_buf b = {0};
+    lfa_error err = {0};
+    assert_ok(lfa_bitmap_encode(&b, bm, &err), &err);
+    e->value = (ProtobufCBinaryData){b.len, b.data};
+    if (past) {
+      expect_refused(&h, 2, &h.tables[1], t, "FA-UPDATE-2");
+    } else {
+      lfa_table n;
+      assert_ok(replay(&h, 2, t, &n, &err), &err);
+      lfa_table_free(&n);
+    }
+    e->value = keep;
+    lfa_buf_free(&b);
+    roaring_bitmap_free(bm);
+  }
+  lfa_pb_free(t);
+  free_history(&h);
+}
+
 static void test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules(void **state) {
   (void)state;
   history h;
@@ -267,6 +303,7 @@ int main(void) {
       cmocka_unit_test(test_FA_TXN_10_row_change_must_name_live_rows),
       cmocka_unit_test(test_FA_SEM_5_and_FA_TXN_12_writes_and_row_changes),
       cmocka_unit_test(test_FA_UPDATE_2_column_update_needs_offsets),
+      cmocka_unit_test(test_FA_UPDATE_2_offset_at_physical_rows_refused),
       cmocka_unit_test(test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,120 @@
+/* test_verify_edges.c: verifier rules at the edge of what they compare,
+ * where an off-by-one in the check would still reject every dataset of
+ * conformance/invalid/: a fragment id listed twice (not only out of
+ * order), and a carried fragment that keeps its row count but not its last
+ * row id. Each fault comes with its control, which must give no error
+ * under the rule. Histories are written by the reference writer and then
+ * spoiled in place, as another writer could have left them.
+ * Requirement ids: FA-LANCE-5 (fragment ids strictly ascend: equal is as
+ * wrong as descending), FA-LANCE-19 (one id, one fragment: the same ids,
+ * every one of them). */
+#include "rules_util.h"
+
+#include "lfa/pb.h"
+#include "lfa/rowids.h"
+#include "lfa/verify.h"
+
+static const lfa_new_field PLAIN[] = {
+    {"id", "int64", false, LFA_UNTRACKED},
+    {"emb", "fixed_size_list:float:4", true, LFA_UNTRACKED},
+};
+static const lfa_new_field TRACKED[] = {
+    {"id", "int64", false, LFA_UNTRACKED},
+    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
+};
+
+/* v1: keys 1..6 in two fragments of 3 (ids 0 and 1); with `append`, v2
+ * appends keys 7, 8 as fragment 2. */
+static void write_history(const char *dir, const lfa_new_field *fields, bool stable, bool append) {
+  lfa_history h;
+  lfa_error err = {0};
+  assert_ok(lfa_history_open(&h, dir, 5, &err), &err);
+  lfa_request c = {.op = LFA_OP_CREATE, .new_fields = fields, .n_new_fields = 2, .stable_row_ids = stable,
+                   .rows = KEYS(1, 2, 3, 4, 5, 6), .rows_per_file = 3, .fields = NAMES("id")};
+  apply_head(&h, &c);
+  if (append) {
+    lfa_request a = {.op = LFA_OP_APPEND, .rows = KEYS(7, 8), .fields = NAMES("id")};
+    apply_head(&h, &a);
+  }
+  lfa_history_close(&h);
+}
+
+/* The error findings of `rule` at `version` in a verification of dir. */
+static size_t errors_of(const char *dir, const char *rule, uint64_t version) {
+  lfa_verify_result r;
+  lfa_error err = {0};
+  assert_ok(lfa_verify_dataset(&r, dir, NULL, &err), &err);
+  size_t n = 0;
+  for (size_t k = 0; k < r.findings.count; k++) {
+    const lfa_finding *f = &r.findings.items[k];
+    n += f->severity == LFA_SEVERITY_ERROR && f->version == version && strcmp(f->rule, rule) == 0;
+  }
+  lfa_verify_result_free(&r);
+  return n;
+}
+
+static void set_second_id(lfa_manifest_file *file, void *ctx) {
+  assert_int_equal(file->manifest->n_fragments, 2);
+  file->manifest->fragments[1]->id = *(const uint64_t *)ctx;
+}
+
+/* [FA-LANCE-5] the second fragment's id: 1 (ascending, the control), 0
+ * (the first's: listed twice) and, with three or more, 0 after 1 is tested
+ * by conformance/invalid/lance5_fragments_descending. */
+static void test_FA_LANCE_5_fragment_id_listed_twice(void **state) {
+  (void)state;
+  const uint64_t second[] = {1, 0};
+  const size_t want[] = {0, 1};
+  for (size_t i = 0; i < 2; i++) {
+    scratch s;
+    scratch_make(&s);
+    write_history(s.ds, PLAIN, false, false);
+    rewrite_manifest(s.ds, 1, set_second_id, (void *)&second[i]);
+    size_t got = errors_of(s.ds, "FA-LANCE-5", 1);
+    if (got != want[i])
+      fail_msg("fragments 0, %" PRIu64 ": %zu FA-LANCE-5 errors, expected %zu", second[i], got, want[i]);
+    scratch_remove(&s);
+  }
+}
+
+/* Fragment 0 of v2 (carried by the append) gets the row ids `ids`. */
+static void set_row_ids_of_0(lfa_manifest_file *file, void *ctx) {
+  const uint64_t *ids = ctx;
+  lfa_buf b = {0};
+  lfa_error err = {0};
+  Lance__Table__DataFragment *f = file->manifest->fragments[0];
+  assert_int_equal(f->id, 0);
+  assert_int_equal(f->row_id_sequence_case, LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS);
+  assert_ok(lfa_row_ids_encode(&b, ids, 3, &err), &err);
+  free(f->inline_row_ids.data);
+  f->inline_row_ids.data = b.data, f->inline_row_ids.len = b.len; /* the message now owns the bytes */
+}
+
+/* [FA-LANCE-19] with stable row ids, fragment 0 of v1 holds ids 0, 1, 2;
+ * v2 carries it with 3 rows and: the same ids (control), another first
+ * id, another last id. The row count never changes, so only the ids can
+ * tell, all three of them. */
+static void test_FA_LANCE_19_carried_fragment_keeps_every_row_id(void **state) {
+  (void)state;
+  const uint64_t ids[][3] = {{0, 1, 2}, {100, 1, 2}, {0, 1, 100}};
+  const size_t want[] = {0, 1, 1};
+  for (size_t i = 0; i < 3; i++) {
+    scratch s;
+    scratch_make(&s);
+    write_history(s.ds, TRACKED, true, true);
+    rewrite_manifest(s.ds, 2, set_row_ids_of_0, (void *)ids[i]);
+    size_t got = errors_of(s.ds, "FA-LANCE-19", 2);
+    if (got != want[i])
+      fail_msg("row ids %" PRIu64 ", %" PRIu64 ", %" PRIu64 ": %zu FA-LANCE-19 errors, expected %zu", ids[i][0],
+               ids[i][1], ids[i][2], got, want[i]);
+    scratch_remove(&s);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_FA_LANCE_5_fragment_id_listed_twice),
+      cmocka_unit_test(test_FA_LANCE_19_carried_fragment_keeps_every_row_id),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
