@@ -25,6 +25,9 @@ Usage: scripts/mutants.py [--check] [--sample N | --ci | --only ID,...]
                 subset unless given)
   --scratch DIR the scratch copy and its build (default build-mutants/)
   --jobs N      build and test jobs (default 2)
+  --merge       with --only and --out: the named mutants' rows replace
+                theirs in the table already in DIR (a re-run after tests
+                were added); the other rows stay as they were
 Exit status: 0 done (for --ci: every mutant killed), 1 a survivor under --ci,
 a baseline that fails, or a mutant that does not build; 2 a catalog that does
 not apply, or usage.
@@ -168,12 +171,42 @@ def fast_tests(bdir):
     return tests
 
 
+# The tests of each layer, tried first on its mutants (before the layer's
+# earlier killers and then the whole subset): an order only, never a
+# verdict, so a wrong guess costs time and nothing else.
+LAYER_TESTS = {
+    "base": ["test_json", "test_search", "test_hash", "test_arena", "test_escape"],
+    "format": ["test_bitmap", "test_manifest", "test_rowids", "test_root", "test_transaction"],
+    "model": ["test_apply", "test_remap", "test_materialize"],
+    "io": ["test_dataset", "test_objects", "test_fs_ops"],
+    "mutate": ["test_mutate", "test_mutate_files", "test_mutate_schema"],
+    "commit": ["test_commit", "test_rebase", "test_concurrency"],
+    "write": ["test_writer", "test_history_disk", "test_onto"],
+    "query": ["test_expr", "test_materialize"],
+    "cleanup": ["test_cleanup", "test_cleanup_oracle"],
+    "verify": ["test_verify", "test_verify_edges", "conformance_invalid_rejected"],
+    "harness": ["test_memfs", "test_conformance", "conformance_reference"],
+}
+
+
 def first_tests(r, tests, killers):
-    """The tests tried first on mutant r: those named after its file, then
-    those that killed earlier mutants of its layer."""
+    """The tests tried first on mutant r: those named after its file, those
+    of its layer, and those that killed earlier mutants of its layer."""
     stem = os.path.splitext(os.path.basename(r["file"]))[0]
     named = [t for t in tests if t in ("test_" + stem, "cli_" + stem) or (t.startswith("fuzz_replay_") and stem in t)]
-    return list(dict.fromkeys(named + killers.get(r["layer"], [])[:4]))
+    guess = named + LAYER_TESTS.get(r["layer"], []) + killers.get(r["layer"], [])[:4]
+    return [t for t in dict.fromkeys(guess) if t in tests]
+
+
+def stages(r, tests, killers):
+    """The tests of mutant r in the order they are run, in stages that stop
+    at the first failure: its first tests, the other unit tests (fast, and
+    their programs are small), then the rest (the command line, the
+    conformance suite, the checks of the tree)."""
+    first = first_tests(r, tests, killers)
+    units = [t for t in tests if t not in first and t.startswith(("test_", "fuzz_replay_"))]
+    rest = [t for t in tests if t not in first and t not in units]
+    return [first, units, rest]
 
 
 def run_tests(bdir, names, jobs, timeout):
@@ -193,6 +226,9 @@ def run_tests(bdir, names, jobs, timeout):
         os.killpg(p.pid, 9)
         p.communicate()
         return "(timeout of the whole run)", time.time() - t0
+    except BaseException:  # interrupted: the tests go too
+        os.killpg(p.pid, 9)
+        raise
     failed = re.findall(r"Test\s+#\d+: (\S+) \.+\**\s*(?:\*\*\*)?(Failed|Timeout|Exception|Not Run|SEGFAULT|"
                         r"Child aborted|Subprocess aborted|OTHER_FAULT|BAD_COMMAND)", out)
     if failed:
@@ -268,6 +304,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--scratch", default=os.path.join(ROOT, "build-mutants"))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--merge", action="store_true")
     args = ap.parse_args()
     rows, errors = read_catalog()
     for e in errors:
@@ -280,6 +317,7 @@ def main():
     chosen = select(rows, args)
     whole = len(chosen) == len(rows)
     out = args.out or (os.path.join(ROOT, "bench", "results") if whole else None)
+    out = os.path.realpath(out) if out else None
     t_start = time.time()
     scratch = os.path.realpath(args.scratch)
     say(f"mutants: {len(chosen)} of {len(rows)} mutants; scratch {scratch}")
@@ -299,14 +337,29 @@ def main():
     timeout = 3 * secs + 300
     killers = {}  # layer -> tests that killed its mutants so far, tried first
     results = []
+    earlier = {}
+    if args.merge:
+        if not (args.only and out and os.path.exists(os.path.join(out, "mutants.jsonl"))):
+            sys.exit("mutants: --merge needs --only and an --out that holds a table")
+        by_id = {r["id"]: r for r in rows}
+        for line in open(os.path.join(out, "mutants.jsonl")):
+            x = json.loads(line)
+            if x.get("bench") == "mutant" and x["id"] in by_id:
+                earlier[x["id"]] = dict(by_id[x["id"]], **{k: x[k] for k in ("verdict", "killed_by", "seconds")})
+
+    def table(done):
+        merged = dict(earlier, **{x["id"]: x for x in results})
+        ordered = [merged[r["id"]] for r in rows if r["id"] in merged]
+        write_table(out, ordered, time.time() - t_start, done and len(ordered) == len(rows))
+
     for i, r in enumerate(chosen, 1):
         t0 = time.time()
         path, original = apply(src, r)
         try:
-            first = first_tests(r, tests, killers)
             killer = None
-            for names, targets in ((first, set().union(*(tests[t] for t in first))), (None, None)):
-                names = names if names is not None else [t for t in tests if t not in first]
+            for names in stages(r, tests, killers):
+                # the programs the stage runs (cli_hostile_fs also preloads lfa_test_vanish)
+                targets = set().union(*(tests[t] for t in names)) | ({"lfa_test_vanish"} if names else set())
                 ok, log = build(src, bdir, args.jobs, targets)
                 if not ok:
                     say(log)
@@ -332,10 +385,12 @@ def main():
         results.append(res)
         say(f"mutants: [{i}/{len(chosen)}] {r['id']} {r['layer']} {r['file']}: {verdict}"
             f"{' by ' + killer if killer else ''} ({res['seconds']:.0f} s, {(time.time() - t_start) / 60:.1f} min)")
+        if out:
+            table(False)  # the table so far, rewritten after each mutant
     ok, _ = build(src, bdir, args.jobs)  # the copy back as it was, for the next run
     total = time.time() - t_start
     if out:
-        write_table(out, results, total, whole)
+        table(True)
         say(f"mutants: table in {os.path.relpath(out, ROOT)}/mutants.md")
     survived = [x for x in results if x["verdict"] == "survived"]
     say(f"mutants: {sum(x['verdict'] == 'killed' for x in results)} killed, "
