@@ -137,7 +137,7 @@ def copy_tree(scratch):
                 os.unlink(b)
             os.symlink(os.readlink(a), b)
         elif not os.path.exists(b) or open(a, "rb").read() != open(b, "rb").read():
-            shutil.copy2(a, b)
+            shutil.copy(a, b)  # a new mtime: the build sees the change
     shared = os.path.join(scratch, "shared")
     if not os.path.lexists(shared):
         os.symlink(os.path.realpath(os.path.join(ROOT, "..", "shared")), shared)
