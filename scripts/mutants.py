@@ -218,7 +218,7 @@ def run_tests(bdir, names, jobs, timeout):
     env = dict(os.environ, LFA_SKIP_LANCE="1", LFA_SKIP_BROWSER="1")
     t0 = time.time()
     p = subprocess.Popen(["ctest", "--test-dir", bdir, "-R", regex, "-j", str(jobs), "--stop-on-failure",
-                          "--timeout", "300"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          "--timeout", "300"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                          env=env, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)

@@ -250,6 +250,46 @@ static void test_FA_EXPR_1_call_has_exactly_one_argument(void **state) {
   remove_history(&fx);
 }
 
+/* [FA-EXPR-2] the bytes of a bare name at the edges of their ranges: a
+ * digit from 0 to 9 continues a name (emb0 and emb9 are names, unknown
+ * here, not a name followed by a stray byte), and ASCII case folds from A
+ * to Z on both sides (zeta, ZETA and zEtA name the field Zeta, none of
+ * them exactly). */
+static void test_FA_EXPR_2_name_bytes_at_their_edges(void **state) {
+  (void)state;
+  fixture fx;
+  lfa_snapshot snap;
+  lfa_expr_plan p;
+  lfa_error err = {0};
+  write_history(&fx, false);
+  open_version(&snap, fx.dir, 3, NULL);
+  const char *names[] = {"is_assigned(emb0)", "is_assigned(emb9)"};
+  for (size_t i = 0; i < 2; i++) {
+    assert_status(lfa_expr_plan_call(&p, fx.dir, &snap, names[i], NULL, &err), LFA_ERR_USAGE, &err);
+    char want[64];
+    snprintf(want, sizeof want, "unknown field '%.4s'", names[i] + 12);
+    if (strstr(err.msg, want) == NULL) fail_msg("%s: %s", names[i], err.msg);
+  }
+  lfa_snapshot_free(&snap);
+  remove_history(&fx);
+
+  static const lfa_new_field ZETA[] = {{"id", "int64", false, LFA_UNTRACKED}, {"Zeta", "int32", true, LFA_UNASSIGNED}};
+  strcpy(fx.base, "/tmp/lfa-expr-XXXXXX");
+  assert_non_null(mkdtemp(fx.base));
+  snprintf(fx.dir, sizeof fx.dir, "%s/ds", fx.base);
+  assert_ok(lfa_history_open(&fx.h, fx.dir, 5, &err), &err);
+  lfa_request create = {.op = LFA_OP_CREATE, .new_fields = ZETA, .n_new_fields = 2, .rows = KEYS(1, 2), .fields = {1, ID}};
+  apply(&fx.h, &create);
+  open_version(&snap, fx.dir, 1, NULL);
+  const char *calls[] = {"is_assigned(zeta)", "is_assigned(ZETA)", "is_assigned(zEtA)"};
+  for (size_t i = 0; i < 3; i++) {
+    assert_ok(lfa_expr_plan_call(&p, fx.dir, &snap, calls[i], NULL, &err), &err);
+    assert_int_equal(p.field_id, 1);
+  }
+  lfa_snapshot_free(&snap);
+  remove_history(&fx);
+}
+
 /* [FA-LIMIT-1] the call's text is at most LFA_EXPR_TEXT_BYTES_MAX bytes:
  * `is_assigned(emb)` padded with spaces to exactly the limit is planned,
  * one byte more is refused as a limit, before any of it is parsed. */
@@ -1318,6 +1358,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_EXPR_1_call_has_exactly_one_argument),
       cmocka_unit_test(test_FA_LIMIT_1_call_text_at_its_limit),
+      cmocka_unit_test(test_FA_EXPR_2_name_bytes_at_their_edges),
       cmocka_unit_test(test_FA_EXPR_1_every_row_is_a_boolean),
       cmocka_unit_test(test_FA_EXPR_2_div_qualified_reference_accepted),
       cmocka_unit_test(test_FA_EXPR_3_binds_to_the_snapshot_schema),
