@@ -25,9 +25,16 @@ Usage: scripts/mutants.py [--check] [--sample N | --ci | --only ID,...]
                 subset unless given)
   --scratch DIR the scratch copy and its build (default build-mutants/)
   --jobs N      build and test jobs (default 2)
-  --merge       with --only and --out: the named mutants' rows replace
-                theirs in the table already in DIR (a re-run after tests
-                were added); the other rows stay as they were
+  --merge       with --out: the mutants run replace their rows in the table
+                already in DIR (a re-run after tests were added); the other
+                rows stay as they were
+  --resume      with --merge: run only the chosen mutants the table does not
+                hold yet, without the baseline (the run that began the table
+                passed it)
+Mutants run in an order that takes the layers in turn, so that a run cut
+short still covers every layer. The tree is copied again before each
+mutant, so a test added meanwhile takes part; each row records the commit
+it ran at.
 Exit status: 0 done (for --ci: every mutant killed), 1 a survivor under --ci,
 a baseline that fails, or a mutant that does not build; 2 a catalog that does
 not apply, or usage.
@@ -101,6 +108,20 @@ def read_catalog():
                     errors.append(f"{where}: the original spans lines")
             rows.append(r)
     return rows, errors
+
+
+def by_layers(rows):
+    """rows with the layers taken in turn: the first of each layer, then
+    the second of each, and so on."""
+    queues = {}
+    for r in rows:
+        queues.setdefault(r["layer"], []).append(r)
+    out = []
+    while any(queues.values()):
+        for layer in LAYERS:
+            if queues.get(layer):
+                out.append(queues[layer].pop(0))
+    return out
 
 
 def select(rows, args):
@@ -248,7 +269,7 @@ def apply(src, r):
     return path, text
 
 
-def write_table(out, results, total_s, selected_all):
+def write_table(out, results, total_s, selected_all, catalog_size):
     os.makedirs(out, exist_ok=True)
     counted = [x for x in results if x["verdict"] != "equivalent"]
     killed = [x for x in counted if x["verdict"] == "killed"]
@@ -267,15 +288,15 @@ def write_table(out, results, total_s, selected_all):
                                 "ratio_def": "mutants killed by the fast test subset / mutants not equivalent",
                                 "met_when": "ratio >= threshold", "mutants": len(results),
                                 "killed": len(killed), "equivalent": len(results) - len(counted),
-                                "survived": len(counted) - len(killed), "whole_catalog": selected_all,
+                                "survived": len(counted) - len(killed), "whole_catalog": selected_all, "catalog": catalog_size,
                                 "commit": head, "wall_s": round(total_s), "per_layer": per_layer}}) + "\n")
         for x in results:
             f.write(json.dumps({"bench": "mutant", **{k: x[k] for k in (
-                "id", "layer", "file", "requirement", "verdict", "killed_by", "seconds")}}) + "\n")
+                "id", "layer", "file", "requirement", "verdict", "killed_by", "seconds", "commit")}}) + "\n")
     lines = ["# Mutation suite (scripts/mutants.py, tests/mutants.tsv)", "",
              f"Run at commit {head}, {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}, load average "
              f"{' '.join(load)} at the end, wall time {total_s / 60:.0f} min"
-             f"{'' if selected_all else ' (a subset of the catalog)'}.", "",
+             f"{'' if selected_all else f' ({len(results)} of the catalog' + chr(39) + f's {catalog_size} mutants)'}.", "",
              f"**{len(killed)} of {len(counted)} mutants killed ({100 * ratio:.1f}%)**; "
              f"{len(results) - len(counted)} equivalent, {len(counted) - len(killed)} survived.", "",
              "| layer | mutants | killed | equivalent | survived |", "|---|---|---|---|---|"]
@@ -305,6 +326,7 @@ def main():
     ap.add_argument("--scratch", default=os.path.join(ROOT, "build-mutants"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--resume", action="store_true")
     args = ap.parse_args()
     rows, errors = read_catalog()
     for e in errors:
@@ -329,31 +351,42 @@ def main():
         say("mutants: the unmutated tree does not build")
         return 1
     tests = fast_tests(bdir)
-    failed, secs = run_tests(bdir, list(tests), args.jobs, 3600)
-    if failed:
-        say(f"mutants: the unmutated tree fails {failed}: no mutant can be judged")
-        return 1
-    say(f"mutants: baseline {len(tests)} fast tests pass in {secs:.0f} s (built in {time.time() - t_start:.0f} s)")
+    if args.resume:
+        secs = 600.0
+        say(f"mutants: resuming, {len(tests)} fast tests, no baseline")
+    else:
+        failed, secs = run_tests(bdir, list(tests), args.jobs, 3600)
+        if failed:
+            say(f"mutants: the unmutated tree fails {failed}: no mutant can be judged")
+            return 1
+        say(f"mutants: baseline {len(tests)} fast tests pass in {secs:.0f} s (built in {time.time() - t_start:.0f} s)")
     timeout = 3 * secs + 300
     killers = {}  # layer -> tests that killed its mutants so far, tried first
     results = []
     earlier = {}
     if args.merge:
-        if not (args.only and out and os.path.exists(os.path.join(out, "mutants.jsonl"))):
-            sys.exit("mutants: --merge needs --only and an --out that holds a table")
+        if not (out and os.path.exists(os.path.join(out, "mutants.jsonl"))):
+            sys.exit("mutants: --merge needs an --out that holds a table")
         by_id = {r["id"]: r for r in rows}
         for line in open(os.path.join(out, "mutants.jsonl")):
             x = json.loads(line)
             if x.get("bench") == "mutant" and x["id"] in by_id:
-                earlier[x["id"]] = dict(by_id[x["id"]], **{k: x[k] for k in ("verdict", "killed_by", "seconds")})
+                earlier[x["id"]] = dict(by_id[x["id"]], **{k: x.get(k, "") for k in (
+                    "verdict", "killed_by", "seconds", "commit")})
+        if args.resume:
+            chosen = [r for r in chosen if r["id"] not in earlier]
 
     def table(done):
         merged = dict(earlier, **{x["id"]: x for x in results})
         ordered = [merged[r["id"]] for r in rows if r["id"] in merged]
-        write_table(out, ordered, time.time() - t_start, done and len(ordered) == len(rows))
+        write_table(out, ordered, time.time() - t_start, done and len(ordered) == len(rows), len(rows))
 
+    chosen = by_layers(chosen)
     for i, r in enumerate(chosen, 1):
         t0 = time.time()
+        copy_tree(scratch)  # tests added since the run began take part
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
         path, original = apply(src, r)
         try:
             killer = None
@@ -381,7 +414,7 @@ def main():
             verdict = "equivalent"
         else:
             verdict = "survived"
-        res = dict(r, verdict=verdict, killed_by=killer or "", seconds=round(time.time() - t0, 1))
+        res = dict(r, verdict=verdict, killed_by=killer or "", seconds=round(time.time() - t0, 1), commit=commit)
         results.append(res)
         say(f"mutants: [{i}/{len(chosen)}] {r['id']} {r['layer']} {r['file']}: {verdict}"
             f"{' by ' + killer if killer else ''} ({res['seconds']:.0f} s, {(time.time() - t_start) / 60:.1f} min)")
