@@ -7,9 +7,11 @@
  * Requirement ids: FA-OP-1, FA-OP-2, FA-OP-4, FA-OP-6, FA-APPEND-1,
  * FA-DELETE-1, FA-DELETE-2, FA-REWRITE-1, FA-UPDATE-1, FA-UPDATE-2,
  * FA-PROJECT-1, FA-META-1, FA-MERGE-2, FA-TXN-8, FA-TXN-10, FA-TXN-12,
- * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 at its edge. */
+ * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 at its edge; FA-BITMAP-3 (canonical cells). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+
+#include <inttypes.h>
 
 #include <unistd.h>
 
@@ -295,6 +297,27 @@ static void test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules(void **state
   free_history(&h);
 }
 
+/* [FA-BITMAP-3] a partial cell is never empty nor full: canonical, an
+ * empty one is NONE and one of every row ALL, and one row short of every
+ * row (or one of 1 row out of 2) stays PARTIAL with its rows. */
+static void test_FA_BITMAP_3_canonical_cells_at_the_edges(void **state) {
+  (void)state;
+  const uint64_t rows = 5;
+  const struct {
+    uint64_t n;
+    lfa_cell_kind want;
+  } cases[] = {{0, LFA_CELL_NONE}, {1, LFA_CELL_PARTIAL}, {rows - 1, LFA_CELL_PARTIAL}, {rows, LFA_CELL_ALL}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lfa_cell c = {LFA_CELL_PARTIAL, roaring_bitmap_create()};
+    if (cases[i].n > 0) roaring_bitmap_add_range(c.rows, 0, cases[i].n);
+    lfa_cell_canonicalize(&c, rows);
+    if (c.kind != cases[i].want) fail_msg("%" PRIu64 " of %" PRIu64 " rows: kind %d", cases[i].n, rows, (int)c.kind);
+    assert_true((c.rows != NULL) == (cases[i].want == LFA_CELL_PARTIAL));
+    if (c.rows) assert_int_equal(roaring_bitmap_get_cardinality(c.rows), cases[i].n);
+    lfa_bitmap_free(c.rows);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_OP_4_upstream_example_replays),
@@ -304,6 +327,7 @@ int main(void) {
       cmocka_unit_test(test_FA_SEM_5_and_FA_TXN_12_writes_and_row_changes),
       cmocka_unit_test(test_FA_UPDATE_2_column_update_needs_offsets),
       cmocka_unit_test(test_FA_UPDATE_2_offset_at_physical_rows_refused),
+      cmocka_unit_test(test_FA_BITMAP_3_canonical_cells_at_the_edges),
       cmocka_unit_test(test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
