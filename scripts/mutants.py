@@ -28,6 +28,9 @@ Usage: scripts/mutants.py [--check] [--sample N | --ci | --only ID,...]
   --merge       with --out: the mutants run replace their rows in the table
                 already in DIR (a re-run after tests were added); the other
                 rows stay as they were
+  --retable     no run: the table in --out (default bench/results) written
+                again with the catalog's current notes (a survivor the
+                catalog now explains as equivalent is counted so)
   --resume      with --merge: run only the chosen mutants the table does not
                 hold yet, without the baseline (the run that began the table
                 passed it)
@@ -315,6 +318,25 @@ def write_table(out, results, total_s, selected_all, catalog_size):
         f.write("\n".join(lines) + "\n")
 
 
+def retable(rows, out):
+    by_id = {r["id"]: r for r in rows}
+    results, wall = [], 0
+    for line in open(os.path.join(out, "mutants.jsonl")):
+        x = json.loads(line)
+        if x.get("bench") == "targets":
+            wall = x["detail"].get("wall_s", 0)
+        elif x.get("bench") == "mutant" and x["id"] in by_id:
+            r = dict(by_id[x["id"]], **{k: x.get(k, "") for k in ("verdict", "killed_by", "seconds", "commit")})
+            if r["verdict"] in ("survived", "equivalent"):
+                r["verdict"] = "equivalent" if r["note"].startswith("equivalent:") else "survived"
+            results.append(r)
+    order = {r["id"]: i for i, r in enumerate(rows)}
+    results.sort(key=lambda r: order[r["id"]])
+    write_table(out, results, wall, len(results) == len(rows), len(rows))
+    print(f"mutants: {len(results)} rows written again in {os.path.relpath(out, ROOT)}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true")
@@ -327,6 +349,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--merge", action="store_true")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--retable", action="store_true")
     args = ap.parse_args()
     rows, errors = read_catalog()
     for e in errors:
@@ -336,6 +359,8 @@ def main():
     if args.check:
         print(f"mutants: {len(rows)} mutants, each applies once")
         return 0
+    if args.retable:
+        return retable(rows, os.path.realpath(args.out or os.path.join(ROOT, "bench", "results")))
     chosen = select(rows, args)
     whole = len(chosen) == len(rows)
     out = args.out or (os.path.join(ROOT, "bench", "results") if whole else None)
