@@ -3,7 +3,7 @@
  * field, and Lance's repair of duplicate ids carries tracking with a
  * Transfer. Changes are built by the mutations, then spoiled or committed
  * on a P an older writer could have left; expectations are derived by hand.
- * Requirement ids: FA-ID-1, FA-ID-3, FA-ID-4, FA-CAST-3. */
+ * Requirement ids: FA-ID-1, FA-ID-3, FA-ID-4, FA-CAST-3, FA-TXN-9 (one source, one transfer). */
 #include "rules_util.h"
 
 #include "lfa/apply.h"
@@ -210,6 +210,19 @@ static void test_div_duplicate_id_repair_transfers_tracking(void **state) {
   assert_status(lfa_apply_assignment(&bare, &p, c.txn, &err), LFA_ERR_RULE, &err);
   assert_rule(&err, "FA-ID-4");
   c.txn->field_assignment_transaction->n_transfers = 1;
+  lfa_table_free(&bare);
+
+  /* the Transfer listed twice, back to back: one source, two transfers [FA-TXN-9] */
+  Lance__Table__Transaction__FieldAssignmentTransaction *side = c.txn->field_assignment_transaction;
+  Lance__Table__Transaction__FieldAssignmentTransaction__Transfer *twice[] = {side->transfers[0], side->transfers[0]},
+                                                                   **kept = side->transfers;
+  assert_ok(lfa_table_copy(&bare, &n, &err), &err);
+  lfa_table_drop_state(&bare);
+  side->transfers = twice, side->n_transfers = 2;
+  assert_status(lfa_apply_assignment(&bare, &p, c.txn, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-TXN-9");
+  if (strstr(err.msg, "source of two transfers") == NULL) fail_msg("%s", err.msg);
+  side->transfers = kept, side->n_transfers = 1;
   lfa_table_free(&bare);
 
   /* on disk as v3 after the v1 and v2 the history wrote */
