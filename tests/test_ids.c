@@ -93,6 +93,27 @@ static void test_FA_ID_1_carried_tracked_field_keeps_type_and_parent(void **stat
   lfa_history_close(&h);
 }
 
+/* [FA-ID-4] payload.value (4, tracked, under payload 3) leaves the schema
+ * and a field of its name path and type arrives as id 6, with no
+ * Transfer: a renumbering the commit must refuse. Its name path is two
+ * names deep, so both levels are compared. */
+static void test_FA_ID_4_nested_field_renumbered_without_transfer(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_table n;
+  lfa_change c;
+  lfa_error err = {0};
+  setup(&h, NULL);
+  const lfa_table *r = lfa_history_head(&h);
+  lfa_request q = {.op = LFA_OP_RENAME, .field = "extra", .new_name = "extra2"};
+  assert_ok(lfa_mutate(&c, r, &q, &err), &err);
+  schema_field(c.txn->project->schema, c.txn->project->n_schema, VALUE)->id = 6;
+  assert_status(lfa_commit(&n, r, &c, NULL, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-ID-4");
+  lfa_change_free(&c);
+  lfa_history_close(&h);
+}
+
 /* ---- FA-ID-3 ------------------------------------------------------------------------ */
 
 /* extra (2) is untracked. A commit that keeps id 2 for an int64, or for a
@@ -295,6 +316,7 @@ int main(void) {
       cmocka_unit_test(test_FA_ID_1_carried_tracked_field_keeps_type_and_parent),
       cmocka_unit_test(test_FA_ID_3_an_id_never_passes_to_another_field),
       cmocka_unit_test(test_div_duplicate_id_repair_transfers_tracking),
+      cmocka_unit_test(test_FA_ID_4_nested_field_renumbered_without_transfer),
       cmocka_unit_test(test_FA_ID_1_parent_renumbered_by_a_repair),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
