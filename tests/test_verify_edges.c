@@ -7,7 +7,8 @@
  * spoiled in place, as another writer could have left them.
  * Requirement ids: FA-LANCE-5 (fragment ids strictly ascend: equal is as
  * wrong as descending), FA-LANCE-19 (one id, one fragment: the same ids,
- * every one of them). */
+ * every one of them), FA-LANCE-15 (a data file's field values: an id or
+ * the tombstone -2, and -1 is neither). */
 #include "rules_util.h"
 
 #include "lfa/pb.h"
@@ -111,10 +112,59 @@ static void test_FA_LANCE_19_carried_fragment_keeps_every_row_id(void **state) {
   }
 }
 
+static void set_first_file_field(lfa_manifest_file *file, void *ctx) {
+  Lance__Table__DataFile *df = file->manifest->fragments[0]->files[0];
+  assert_true(df->n_fields >= 1);
+  df->fields[0] = *(const int32_t *)ctx;
+}
+
+/* [FA-LANCE-15] a data file lists schema field ids or the tombstone -2,
+ * nothing else: the values beside the tombstone, -1 and -3, are errors,
+ * -2 itself is none (conformance/invalid/lance15_bad_field_value holds -3). */
+static void test_FA_LANCE_15_field_values_beside_the_tombstone(void **state) {
+  (void)state;
+  const int32_t values[] = {-1, -2, -3};
+  const size_t want[] = {1, 0, 1};
+  for (size_t i = 0; i < 3; i++) {
+    scratch s;
+    scratch_make(&s);
+    write_history(s.ds, PLAIN, false, false);
+    rewrite_manifest(s.ds, 1, set_first_file_field, (void *)&values[i]);
+    size_t got = errors_of(s.ds, "FA-LANCE-15", 1);
+    if ((got > 0) != (want[i] > 0)) fail_msg("field value %d: %zu FA-LANCE-15 errors", values[i], got);
+    scratch_remove(&s);
+  }
+}
+
+static void unknown_rows_of_0(lfa_manifest_file *file, void *ctx) {
+  (void)ctx;
+  assert_int_equal(file->manifest->fragments[0]->id, 0);
+  file->manifest->fragments[0]->physical_rows = 0;
+}
+
+/* [FA-LANCE-19] physical_rows 0 is "unknown" (old Lance wrote no count):
+ * a fragment whose count is unknown in either version is not compared, so
+ * v1 with fragment 0 of unknown rows and v2 carrying it with 3 give no
+ * FA-LANCE-19; the same with v2's count unknown. */
+static void test_FA_LANCE_19_unknown_row_count_is_not_compared(void **state) {
+  (void)state;
+  for (uint64_t v = 1; v <= 2; v++) {
+    scratch s;
+    scratch_make(&s);
+    write_history(s.ds, PLAIN, false, true);
+    rewrite_manifest(s.ds, v, unknown_rows_of_0, NULL);
+    size_t got = errors_of(s.ds, "FA-LANCE-19", 2);
+    if (got != 0) fail_msg("fragment 0 of unknown rows in version %" PRIu64 ": %zu FA-LANCE-19 errors", v, got);
+    scratch_remove(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_5_fragment_id_listed_twice),
       cmocka_unit_test(test_FA_LANCE_19_carried_fragment_keeps_every_row_id),
+      cmocka_unit_test(test_FA_LANCE_15_field_values_beside_the_tombstone),
+      cmocka_unit_test(test_FA_LANCE_19_unknown_row_count_is_not_compared),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
