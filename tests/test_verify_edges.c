@@ -8,7 +8,8 @@
  * Requirement ids: FA-LANCE-5 (fragment ids strictly ascend: equal is as
  * wrong as descending), FA-LANCE-19 (one id, one fragment: the same ids,
  * every one of them), FA-LANCE-15 (a data file's field values: an id or
- * the tombstone -2, and -1 is neither). */
+ * the tombstone -2, and -1 is neither), FA-LANCE-13 (fragment ids below
+ * 2^32 with tracked fields). */
 #include "rules_util.h"
 
 #include "lfa/pb.h"
@@ -159,12 +160,29 @@ static void test_FA_LANCE_19_unknown_row_count_is_not_compared(void **state) {
   }
 }
 
+/* [FA-LANCE-13] with tracked fields every fragment id is below 2^32 (its
+ * rows need row addresses): 2^32 - 1 passes the rule, 2^32 breaks it. */
+static void test_FA_LANCE_13_fragment_id_at_2_to_the_32(void **state) {
+  (void)state;
+  const uint64_t ids[] = {UINT32_MAX, (uint64_t)UINT32_MAX + 1};
+  for (size_t i = 0; i < 2; i++) {
+    scratch s;
+    scratch_make(&s);
+    write_history(s.ds, TRACKED, false, false);
+    rewrite_manifest(s.ds, 1, set_second_id, (void *)&ids[i]);
+    size_t got = errors_of(s.ds, "FA-LANCE-13", 1);
+    if (got != i) fail_msg("fragment id %" PRIu64 ": %zu FA-LANCE-13 errors, expected %zu", ids[i], got, i);
+    scratch_remove(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_5_fragment_id_listed_twice),
       cmocka_unit_test(test_FA_LANCE_19_carried_fragment_keeps_every_row_id),
       cmocka_unit_test(test_FA_LANCE_15_field_values_beside_the_tombstone),
       cmocka_unit_test(test_FA_LANCE_19_unknown_row_count_is_not_compared),
+      cmocka_unit_test(test_FA_LANCE_13_fragment_id_at_2_to_the_32),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
