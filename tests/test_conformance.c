@@ -103,10 +103,10 @@ static void test_verdict_names(void **state) {
   assert_string_equal(lfa_conformance_verdict_name(LFA_VERDICT_REFUSED_AS_EXPECTED), "refused-as-expected");
 }
 
-/* [FA-VERIFY-1] an adapter reports at most the scenario's steps: OBS has
+/* An adapter reports at most the scenario's steps: OBS has
  * 2 steps, so a scenario of 2 takes them and one of 1 refuses them, as
  * one step too many. */
-static void test_FA_VERIFY_1_steps_at_the_scenario_length(void **state) {
+static void test_steps_at_the_scenario_length(void **state) {
   (void)state;
   for (size_t max = 1; max <= 2; max++) {
     lfa_observations obs;
@@ -140,7 +140,7 @@ static void test_explore_depth_past_its_bound_refused(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_FA_VERIFY_1_steps_at_the_scenario_length),
+      cmocka_unit_test(test_steps_at_the_scenario_length),
       cmocka_unit_test(test_explore_depth_past_its_bound_refused),
       cmocka_unit_test(test_key_map_read),
       cmocka_unit_test(test_key_map_refused),
