@@ -9,7 +9,8 @@
  * wrong as descending), FA-LANCE-19 (one id, one fragment: the same ids,
  * every one of them), FA-LANCE-15 (a data file's field values: an id or
  * the tombstone -2, and -1 is neither), FA-LANCE-13 (fragment ids below
- * 2^32 with tracked fields). */
+ * 2^32 with tracked fields), FA-LANCE-4 (num_deleted_rows either side of
+ * the count). */
 #include "rules_util.h"
 
 #include "lfa/pb.h"
@@ -176,6 +177,38 @@ static void test_FA_LANCE_13_fragment_id_at_2_to_the_32(void **state) {
   }
 }
 
+static void set_num_deleted(lfa_manifest_file *file, void *ctx) {
+  Lance__Table__DataFragment *f = file->manifest->fragments[0];
+  assert_non_null(f->deletion_file);
+  f->deletion_file->num_deleted_rows = *(const uint64_t *)ctx;
+}
+
+/* [FA-LANCE-4] num_deleted_rows is the count the deletion file holds (0:
+ * unknown): v2 deletes keys 2 and 3 of fragment 0, so 2 and 0 pass, and
+ * 1 and 3, one either side, break the rule. */
+static void test_FA_LANCE_4_num_deleted_rows_either_side(void **state) {
+  (void)state;
+  const uint64_t counts[] = {2, 0, 1, 3};
+  const size_t want[] = {0, 0, 1, 1};
+  for (size_t i = 0; i < 4; i++) {
+    scratch s;
+    lfa_history h;
+    lfa_error err = {0};
+    scratch_make(&s);
+    assert_ok(lfa_history_open(&h, s.ds, 5, &err), &err);
+    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = PLAIN, .n_new_fields = 2, .rows = KEYS(1, 2, 3, 4, 5, 6),
+                     .rows_per_file = 3, .fields = NAMES("id")};
+    lfa_request d = {.op = LFA_OP_DELETE, .rows = KEYS(2, 3)};
+    apply_head(&h, &c);
+    apply_head(&h, &d);
+    lfa_history_close(&h);
+    rewrite_manifest(s.ds, 2, set_num_deleted, (void *)&counts[i]);
+    size_t got = errors_of(s.ds, "FA-LANCE-4", 2);
+    if ((got > 0) != (want[i] > 0)) fail_msg("num_deleted_rows %" PRIu64 " for 2 offsets: %zu FA-LANCE-4 errors", counts[i], got);
+    scratch_remove(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_5_fragment_id_listed_twice),
@@ -183,6 +216,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LANCE_15_field_values_beside_the_tombstone),
       cmocka_unit_test(test_FA_LANCE_19_unknown_row_count_is_not_compared),
       cmocka_unit_test(test_FA_LANCE_13_fragment_id_at_2_to_the_32),
+      cmocka_unit_test(test_FA_LANCE_4_num_deleted_rows_either_side),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
