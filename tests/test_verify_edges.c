@@ -10,7 +10,7 @@
  * every one of them), FA-LANCE-15 (a data file's field values: an id or
  * the tombstone -2, and -1 is neither), FA-LANCE-13 (fragment ids below
  * 2^32 with tracked fields), FA-LANCE-4 (num_deleted_rows either side of
- * the count). */
+ * the count), FA-REMAP-2 (a compaction's row count either side). */
 #include "rules_util.h"
 
 #include "lfa/pb.h"
@@ -209,6 +209,36 @@ static void test_FA_LANCE_4_num_deleted_rows_either_side(void **state) {
   }
 }
 
+static void set_rows_of_new(lfa_manifest_file *file, void *ctx) {
+  assert_int_equal(file->manifest->n_fragments, 1);
+  file->manifest->fragments[0]->physical_rows = *(const uint64_t *)ctx;
+}
+
+/* [FA-REMAP-2] in address mode a compaction's new fragments hold exactly
+ * the old fragments' live rows: 6 into one of 6 passes the rule, 5 and 7
+ * (one row short, one too many) break it. */
+static void test_FA_REMAP_2_compaction_row_count_either_side(void **state) {
+  (void)state;
+  const uint64_t rows[] = {6, 5, 7};
+  for (size_t i = 0; i < 3; i++) {
+    scratch s;
+    lfa_history h;
+    lfa_error err = {0};
+    scratch_make(&s);
+    assert_ok(lfa_history_open(&h, s.ds, 5, &err), &err);
+    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = TRACKED, .n_new_fields = 2, .rows = KEYS(1, 2, 3, 4, 5, 6),
+                     .rows_per_file = 3, .fields = NAMES("id")};
+    lfa_request k = {.op = LFA_OP_COMPACT};
+    apply_head(&h, &c);
+    apply_head(&h, &k);
+    lfa_history_close(&h);
+    rewrite_manifest(s.ds, 2, set_rows_of_new, (void *)&rows[i]);
+    size_t got = errors_of(s.ds, "FA-REMAP-2", 2);
+    if ((got > 0) != (i > 0)) fail_msg("6 live rows compacted into %" PRIu64 ": %zu FA-REMAP-2 errors", rows[i], got);
+    scratch_remove(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_LANCE_5_fragment_id_listed_twice),
@@ -217,6 +247,7 @@ int main(void) {
       cmocka_unit_test(test_FA_LANCE_19_unknown_row_count_is_not_compared),
       cmocka_unit_test(test_FA_LANCE_13_fragment_id_at_2_to_the_32),
       cmocka_unit_test(test_FA_LANCE_4_num_deleted_rows_either_side),
+      cmocka_unit_test(test_FA_REMAP_2_compaction_row_count_either_side),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
