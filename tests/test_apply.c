@@ -176,8 +176,11 @@ static void test_FA_TXN_10_row_change_must_name_live_rows(void **state) {
   Lance__Table__Transaction *t = txn_of(&h, 5); /* v6: invalidate (1, 3) */
   RowChange *rc = t->field_assignment_transaction->row_changes[0];
   ProtobufCBinaryData keep = rc->row_addresses;
-  const uint64_t bad[] = {(9ull << 32) | 0, (0ull << 32) | 2, (1ull << 32) | 10};
-  for (size_t k = 0; k < 3; k++) { /* no fragment 9; (0, 2) is deleted; offset 10 is past the end */
+  size_t one = lfa_table_fragment(&h.tables[4], 1);
+  assert_true(one != SIZE_MAX);
+  const uint64_t rows1 = h.tables[4].fragments[one].physical_rows; /* the first offset past fragment 1 */
+  const uint64_t bad[] = {(9ull << 32) | 0, (0ull << 32) | 2, (1ull << 32) | 10, (1ull << 32) | rows1};
+  for (size_t k = 0; k < 4; k++) { /* no fragment 9; (0, 2) is deleted; offsets 10 and rows1 are past the end */
     lfa_buf b = treemap_of(bad[k]);
     rc->row_addresses = (ProtobufCBinaryData){b.len, b.data};
     expect_refused(&h, 5, &h.tables[4], t, "FA-TXN-10");
