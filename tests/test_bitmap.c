@@ -202,6 +202,34 @@ static void test_FA_BITMAP_2_more_containers_than_keys(void **state) {
   assert_rule(&err, "FA-BITMAP-2");
 }
 
+/* [FA-BITMAP-2] container keys strictly ascend: keys 0, 1 pass; 1, 1
+ * (equal) and 1, 0 (descending) are no valid encoding. Two one-value
+ * array containers, laid out by the layout module's writer. */
+static void test_FA_BITMAP_2_equal_keys_rejected(void **state) {
+  (void)state;
+  const uint32_t keys[][2] = {{0, 1}, {1, 1}, {1, 0}};
+  for (size_t c = 0; c < 3; c++) {
+    size_t total = (size_t)lfa_roaring_no_run_bytes(2, 4);
+    uint8_t *out = calloc(total, 1);
+    assert_non_null(out);
+    lfa_roaring_writer w;
+    lfa_roaring_writer_start(&w, out, 2);
+    lfa_roaring_writer_container(&w, keys[c][0], 1)[0] = 5;
+    lfa_roaring_writer_container(&w, keys[c][1], 1)[0] = 6;
+    lfa_error err = {0};
+    roaring_bitmap_t *b = NULL;
+    if (c == 0) {
+      assert_ok(lfa_bitmap_decode(&b, out, total, &err), &err);
+      assert_int_equal(roaring_bitmap_get_cardinality(b), 2);
+      roaring_bitmap_free(b);
+    } else {
+      assert_status(lfa_bitmap_decode(&b, out, total, &err), LFA_ERR_BITMAP, &err);
+      assert_rule(&err, "FA-BITMAP-2");
+    }
+    free(out);
+  }
+}
+
 static void test_FA_TXN_1_treemap_round_trip_and_rules(void **state) {
   (void)state;
   lfa_error err = {0};
@@ -378,6 +406,7 @@ int main(void) {
       cmocka_unit_test(test_FA_BITMAP_2_overlapping_runs_rejected),
       cmocka_unit_test(test_FA_LIMIT_1_treemap_counts_bounded),
       cmocka_unit_test(test_FA_BITMAP_2_more_containers_than_keys),
+      cmocka_unit_test(test_FA_BITMAP_2_equal_keys_rejected),
       cmocka_unit_test(test_FA_TXN_1_treemap_round_trip_and_rules),
       cmocka_unit_test(test_FA_BITMAP_1_layout_writer_by_hand),
       cmocka_unit_test(test_FA_BITMAP_2_array_limit_at_its_edge),
