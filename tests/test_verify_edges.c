@@ -26,19 +26,22 @@ static const lfa_new_field TRACKED[] = {
     {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
 };
 
-/* v1: keys 1..6 in two fragments of 3 (ids 0 and 1); with `append`, v2
- * appends keys 7, 8 as fragment 2. */
-static void write_history(const char *dir, const lfa_new_field *fields, bool stable, bool append) {
+/* v1: keys 1..6 in two fragments of 3 (ids 0 and 1); then v2 from `then`
+ * when not NULL. */
+static const uint64_t K7_8[] = {7, 8}, K2_3[] = {2, 3};
+static const char *const ID[] = {"id"};
+static const lfa_request APPEND = {.op = LFA_OP_APPEND, .rows = {2, K7_8}, .fields = {1, ID}};
+static const lfa_request DELETE = {.op = LFA_OP_DELETE, .rows = {2, K2_3}};
+static const lfa_request COMPACT = {.op = LFA_OP_COMPACT};
+
+static void write_history(const char *dir, const lfa_new_field *fields, bool stable, const lfa_request *then) {
   lfa_history h;
   lfa_error err = {0};
   assert_ok(lfa_history_open(&h, dir, 5, &err), &err);
   lfa_request c = {.op = LFA_OP_CREATE, .new_fields = fields, .n_new_fields = 2, .stable_row_ids = stable,
                    .rows = KEYS(1, 2, 3, 4, 5, 6), .rows_per_file = 3, .fields = NAMES("id")};
   apply_head(&h, &c);
-  if (append) {
-    lfa_request a = {.op = LFA_OP_APPEND, .rows = KEYS(7, 8), .fields = NAMES("id")};
-    apply_head(&h, &a);
-  }
+  if (then != NULL) apply_head(&h, then);
   lfa_history_close(&h);
 }
 
@@ -71,7 +74,7 @@ static void test_FA_LANCE_5_fragment_id_listed_twice(void **state) {
   for (size_t i = 0; i < 2; i++) {
     scratch s;
     scratch_make(&s);
-    write_history(s.ds, PLAIN, false, false);
+    write_history(s.ds, PLAIN, false, NULL);
     rewrite_manifest(s.ds, 1, set_second_id, (void *)&second[i]);
     size_t got = errors_of(s.ds, "FA-LANCE-5", 1);
     if (got != want[i])
@@ -104,7 +107,7 @@ static void test_FA_LANCE_19_carried_fragment_keeps_every_row_id(void **state) {
   for (size_t i = 0; i < 3; i++) {
     scratch s;
     scratch_make(&s);
-    write_history(s.ds, TRACKED, true, true);
+    write_history(s.ds, TRACKED, true, &APPEND);
     rewrite_manifest(s.ds, 2, set_row_ids_of_0, (void *)ids[i]);
     size_t got = errors_of(s.ds, "FA-LANCE-19", 2);
     if (got != want[i])
@@ -130,7 +133,7 @@ static void test_FA_LANCE_15_field_values_beside_the_tombstone(void **state) {
   for (size_t i = 0; i < 3; i++) {
     scratch s;
     scratch_make(&s);
-    write_history(s.ds, PLAIN, false, false);
+    write_history(s.ds, PLAIN, false, NULL);
     rewrite_manifest(s.ds, 1, set_first_file_field, (void *)&values[i]);
     size_t got = errors_of(s.ds, "FA-LANCE-15", 1);
     if ((got > 0) != (want[i] > 0)) fail_msg("field value %d: %zu FA-LANCE-15 errors", values[i], got);
@@ -153,7 +156,7 @@ static void test_FA_LANCE_19_unknown_row_count_is_not_compared(void **state) {
   for (uint64_t v = 1; v <= 2; v++) {
     scratch s;
     scratch_make(&s);
-    write_history(s.ds, PLAIN, false, true);
+    write_history(s.ds, PLAIN, false, &APPEND);
     rewrite_manifest(s.ds, v, unknown_rows_of_0, NULL);
     size_t got = errors_of(s.ds, "FA-LANCE-19", 2);
     if (got != 0) fail_msg("fragment 0 of unknown rows in version %" PRIu64 ": %zu FA-LANCE-19 errors", v, got);
@@ -169,7 +172,7 @@ static void test_FA_LANCE_13_fragment_id_at_2_to_the_32(void **state) {
   for (size_t i = 0; i < 2; i++) {
     scratch s;
     scratch_make(&s);
-    write_history(s.ds, TRACKED, false, false);
+    write_history(s.ds, TRACKED, false, NULL);
     rewrite_manifest(s.ds, 1, set_second_id, (void *)&ids[i]);
     size_t got = errors_of(s.ds, "FA-LANCE-13", 1);
     if (got != i) fail_msg("fragment id %" PRIu64 ": %zu FA-LANCE-13 errors, expected %zu", ids[i], got, i);
@@ -192,16 +195,8 @@ static void test_FA_LANCE_4_num_deleted_rows_either_side(void **state) {
   const size_t want[] = {0, 0, 1, 1};
   for (size_t i = 0; i < 4; i++) {
     scratch s;
-    lfa_history h;
-    lfa_error err = {0};
     scratch_make(&s);
-    assert_ok(lfa_history_open(&h, s.ds, 5, &err), &err);
-    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = PLAIN, .n_new_fields = 2, .rows = KEYS(1, 2, 3, 4, 5, 6),
-                     .rows_per_file = 3, .fields = NAMES("id")};
-    lfa_request d = {.op = LFA_OP_DELETE, .rows = KEYS(2, 3)};
-    apply_head(&h, &c);
-    apply_head(&h, &d);
-    lfa_history_close(&h);
+    write_history(s.ds, PLAIN, false, &DELETE);
     rewrite_manifest(s.ds, 2, set_num_deleted, (void *)&counts[i]);
     size_t got = errors_of(s.ds, "FA-LANCE-4", 2);
     if ((got > 0) != (want[i] > 0)) fail_msg("num_deleted_rows %" PRIu64 " for 2 offsets: %zu FA-LANCE-4 errors", counts[i], got);
@@ -222,16 +217,8 @@ static void test_FA_REMAP_2_compaction_row_count_either_side(void **state) {
   const uint64_t rows[] = {6, 5, 7};
   for (size_t i = 0; i < 3; i++) {
     scratch s;
-    lfa_history h;
-    lfa_error err = {0};
     scratch_make(&s);
-    assert_ok(lfa_history_open(&h, s.ds, 5, &err), &err);
-    lfa_request c = {.op = LFA_OP_CREATE, .new_fields = TRACKED, .n_new_fields = 2, .rows = KEYS(1, 2, 3, 4, 5, 6),
-                     .rows_per_file = 3, .fields = NAMES("id")};
-    lfa_request k = {.op = LFA_OP_COMPACT};
-    apply_head(&h, &c);
-    apply_head(&h, &k);
-    lfa_history_close(&h);
+    write_history(s.ds, TRACKED, false, &COMPACT);
     rewrite_manifest(s.ds, 2, set_rows_of_new, (void *)&rows[i]);
     size_t got = errors_of(s.ds, "FA-REMAP-2", 2);
     if ((got > 0) != (i > 0)) fail_msg("6 live rows compacted into %" PRIu64 ": %zu FA-REMAP-2 errors", rows[i], got);
