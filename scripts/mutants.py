@@ -338,7 +338,7 @@ def retable(rows, out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, usage=argparse.SUPPRESS)
     ap.add_argument("--check", action="store_true")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--sample", type=int)
