@@ -31,9 +31,9 @@ Usage: scripts/mutants.py [--check] [--sample N | --ci | --only ID,...]
   --retable     no run: the table in --out (default bench/results) written
                 again with the catalog's current notes (a survivor the
                 catalog now explains as equivalent is counted so)
-  --resume      with --merge: run only the chosen mutants the table does not
-                hold yet, without the baseline (the run that began the table
-                passed it)
+  --resume      with --merge: no baseline (the run that began the table
+                passed it), and without --only only the mutants the table
+                does not hold yet
 Mutants run in an order that takes the layers in turn, so that a run cut
 short still covers every layer. The tree is copied again before each
 mutant, so a test added meanwhile takes part; each row records the commit
@@ -398,7 +398,7 @@ def main():
             if x.get("bench") == "mutant" and x["id"] in by_id:
                 earlier[x["id"]] = dict(by_id[x["id"]], **{k: x.get(k, "") for k in (
                     "verdict", "killed_by", "seconds", "commit")})
-        if args.resume:
+        if args.resume and not args.only:  # mutants named are run again on purpose
             chosen = [r for r in chosen if r["id"] not in earlier]
 
     def table(done):
