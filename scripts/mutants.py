@@ -292,7 +292,11 @@ def write_table(out, results, total_s, selected_all, catalog_size):
                                 "met_when": "ratio >= threshold", "mutants": len(results),
                                 "killed": len(killed), "equivalent": len(results) - len(counted),
                                 "survived": len(counted) - len(killed), "whole_catalog": selected_all, "catalog": catalog_size,
-                                "commit": head, "wall_s": round(total_s), "per_layer": per_layer}}) + "\n")
+                                "commit": head, "wall_s": round(total_s), "per_layer": per_layer,
+                                **({} if ratio >= 0.95 else {"reason": "survived: " + ", ".join(
+                                    x["id"] for x in counted if x["verdict"] != "killed") + (
+                                    "" if selected_all else f"; {len(results)} of {catalog_size} mutants run")})}})
+                + "\n")
         for x in results:
             f.write(json.dumps({"bench": "mutant", **{k: x[k] for k in (
                 "id", "layer", "file", "requirement", "verdict", "killed_by", "seconds", "commit")}}) + "\n")
