@@ -7,9 +7,11 @@
  * Requirement ids: FA-OP-1, FA-OP-2, FA-OP-4, FA-OP-6, FA-APPEND-1,
  * FA-DELETE-1, FA-DELETE-2, FA-REWRITE-1, FA-UPDATE-1, FA-UPDATE-2,
  * FA-PROJECT-1, FA-META-1, FA-MERGE-2, FA-TXN-8, FA-TXN-10, FA-TXN-12,
- * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5. */
+ * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 at its edge; FA-BITMAP-3 (canonical cells). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+
+#include <inttypes.h>
 
 #include <unistd.h>
 
@@ -174,8 +176,11 @@ static void test_FA_TXN_10_row_change_must_name_live_rows(void **state) {
   Lance__Table__Transaction *t = txn_of(&h, 5); /* v6: invalidate (1, 3) */
   RowChange *rc = t->field_assignment_transaction->row_changes[0];
   ProtobufCBinaryData keep = rc->row_addresses;
-  const uint64_t bad[] = {(9ull << 32) | 0, (0ull << 32) | 2, (1ull << 32) | 10};
-  for (size_t k = 0; k < 3; k++) { /* no fragment 9; (0, 2) is deleted; offset 10 is past the end */
+  size_t one = lfa_table_fragment(&h.tables[4], 1);
+  assert_true(one != SIZE_MAX);
+  const uint64_t rows1 = h.tables[4].fragments[one].physical_rows; /* the first offset past fragment 1 */
+  const uint64_t bad[] = {(9ull << 32) | 0, (0ull << 32) | 2, (1ull << 32) | 10, (1ull << 32) | rows1};
+  for (size_t k = 0; k < 4; k++) { /* no fragment 9; (0, 2) is deleted; offsets 10 and rows1 are past the end */
     lfa_buf b = treemap_of(bad[k]);
     rc->row_addresses = (ProtobufCBinaryData){b.len, b.data};
     expect_refused(&h, 5, &h.tables[4], t, "FA-TXN-10");
@@ -231,6 +236,42 @@ static void test_FA_UPDATE_2_column_update_needs_offsets(void **state) {
   free_history(&h);
 }
 
+/* [FA-UPDATE-2] an offset is below physical_rows: at the limit (an offset
+ * equal to physical_rows) the update is refused, one below it is accepted.
+ * v3 updates fragments 0 and 1 with offset bitmaps (field 10). */
+static void test_FA_UPDATE_2_offset_at_physical_rows_refused(void **state) {
+  (void)state;
+  history h;
+  load_history(&h, EXAMPLE);
+  Lance__Table__Transaction *t = txn_of(&h, 2);
+  assert_true(t->update->n_updated_fragment_offset_bitmaps > 0);
+  Lance__Table__Transaction__Update__UpdatedFragmentOffsetBitmapsEntry *e = t->update->updated_fragment_offset_bitmaps[0];
+  size_t i = lfa_table_fragment(&h.tables[2], e->key);
+  assert_true(i != SIZE_MAX);
+  uint64_t rows = h.tables[2].fragments[i].physical_rows;
+  assert_true(rows > 1);
+  ProtobufCBinaryData keep = e->value;
+  for (int past = 0; past <= 1; past++) {
+    roaring_bitmap_t *bm = roaring_bitmap_from_range(0, rows - 1 + (uint64_t)past + 1, 1); /* 0 .. rows-1+past */
+    lfa_buf b = {0};
+    lfa_error err = {0};
+    assert_ok(lfa_bitmap_encode(&b, bm, &err), &err);
+    e->value = (ProtobufCBinaryData){b.len, b.data};
+    if (past) {
+      expect_refused(&h, 2, &h.tables[1], t, "FA-UPDATE-2");
+    } else {
+      lfa_table n;
+      assert_ok(replay(&h, 2, t, &n, &err), &err);
+      lfa_table_free(&n);
+    }
+    e->value = keep;
+    lfa_buf_free(&b);
+    roaring_bitmap_free(bm);
+  }
+  lfa_pb_free(t);
+  free_history(&h);
+}
+
 static void test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules(void **state) {
   (void)state;
   history h;
@@ -259,6 +300,27 @@ static void test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules(void **state
   free_history(&h);
 }
 
+/* [FA-BITMAP-3] a partial cell is never empty nor full: canonical, an
+ * empty one is NONE and one of every row ALL, and one row short of every
+ * row (or one of 1 row out of 2) stays PARTIAL with its rows. */
+static void test_FA_BITMAP_3_canonical_cells_at_the_edges(void **state) {
+  (void)state;
+  const uint64_t rows = 5;
+  const struct {
+    uint64_t n;
+    lfa_cell_kind want;
+  } cases[] = {{0, LFA_CELL_NONE}, {1, LFA_CELL_PARTIAL}, {rows - 1, LFA_CELL_PARTIAL}, {rows, LFA_CELL_ALL}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lfa_cell c = {LFA_CELL_PARTIAL, roaring_bitmap_create()};
+    if (cases[i].n > 0) roaring_bitmap_add_range(c.rows, 0, cases[i].n);
+    lfa_cell_canonicalize(&c, rows);
+    if (c.kind != cases[i].want) fail_msg("%" PRIu64 " of %" PRIu64 " rows: kind %d", cases[i].n, rows, (int)c.kind);
+    assert_true((c.rows != NULL) == (cases[i].want == LFA_CELL_PARTIAL));
+    if (c.rows) assert_int_equal(roaring_bitmap_get_cardinality(c.rows), cases[i].n);
+    lfa_bitmap_free(c.rows);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_OP_4_upstream_example_replays),
@@ -267,6 +329,8 @@ int main(void) {
       cmocka_unit_test(test_FA_TXN_10_row_change_must_name_live_rows),
       cmocka_unit_test(test_FA_SEM_5_and_FA_TXN_12_writes_and_row_changes),
       cmocka_unit_test(test_FA_UPDATE_2_column_update_needs_offsets),
+      cmocka_unit_test(test_FA_UPDATE_2_offset_at_physical_rows_refused),
+      cmocka_unit_test(test_FA_BITMAP_3_canonical_cells_at_the_edges),
       cmocka_unit_test(test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

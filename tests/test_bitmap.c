@@ -202,6 +202,34 @@ static void test_FA_BITMAP_2_more_containers_than_keys(void **state) {
   assert_rule(&err, "FA-BITMAP-2");
 }
 
+/* [FA-BITMAP-2] container keys strictly ascend: keys 0, 1 pass; 1, 1
+ * (equal) and 1, 0 (descending) are no valid encoding. Two one-value
+ * array containers, laid out by the layout module's writer. */
+static void test_FA_BITMAP_2_equal_keys_rejected(void **state) {
+  (void)state;
+  const uint32_t keys[][2] = {{0, 1}, {1, 1}, {1, 0}};
+  for (size_t c = 0; c < 3; c++) {
+    size_t total = (size_t)lfa_roaring_no_run_bytes(2, 4);
+    uint8_t *out = calloc(total, 1);
+    assert_non_null(out);
+    lfa_roaring_writer w;
+    lfa_roaring_writer_start(&w, out, 2);
+    lfa_roaring_writer_container(&w, keys[c][0], 1)[0] = 5;
+    lfa_roaring_writer_container(&w, keys[c][1], 1)[0] = 6;
+    lfa_error err = {0};
+    roaring_bitmap_t *b = NULL;
+    if (c == 0) {
+      assert_ok(lfa_bitmap_decode(&b, out, total, &err), &err);
+      assert_int_equal(roaring_bitmap_get_cardinality(b), 2);
+      roaring_bitmap_free(b);
+    } else {
+      assert_status(lfa_bitmap_decode(&b, out, total, &err), LFA_ERR_BITMAP, &err);
+      assert_rule(&err, "FA-BITMAP-2");
+    }
+    free(out);
+  }
+}
+
 static void test_FA_TXN_1_treemap_round_trip_and_rules(void **state) {
   (void)state;
   lfa_error err = {0};
@@ -274,6 +302,74 @@ static void test_FA_BITMAP_1_layout_writer_by_hand(void **state) {
   free(out);
 }
 
+/* [FA-BITMAP-2] a container holds an array of at most 4096 values, else a
+ * bitset: 4095 and 4096 values are arrays (2 bytes each), 4097 a bitset
+ * (8192 bytes), each after a 16-byte header (cookie, count, key and
+ * cardinality-1, offset), and each decodes to the same set. */
+static void test_FA_BITMAP_2_array_limit_at_its_edge(void **state) {
+  (void)state;
+  const uint32_t counts[] = {LFA_ROARING_ARRAY_MAX - 1, LFA_ROARING_ARRAY_MAX, LFA_ROARING_ARRAY_MAX + 1};
+  const size_t bytes[] = {16 + 2 * 4095, 16 + 2 * 4096, 16 + 8192};
+  for (size_t c = 0; c < 3; c++) {
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t v = 0; v < counts[c]; v++) roaring_bitmap_add(bm, 3 * v + 1); /* no runs */
+    lfa_error err = {0};
+    lfa_buf buf = {0};
+    assert_ok(lfa_bitmap_encode(&buf, bm, &err), &err);
+    assert_int_equal(buf.len, bytes[c]);
+    assert_int_equal(lfa_load_u16le(buf.data + 10), counts[c] - 1);
+    roaring_bitmap_t *out = NULL;
+    assert_ok(lfa_bitmap_decode(&out, buf.data, buf.len, &err), &err);
+    assert_true(roaring_bitmap_equals(bm, out));
+    uint64_t card = 0;
+    assert_ok(lfa_bitmap_check(&card, buf.data, buf.len, &err), &err);
+    assert_int_equal(card, counts[c]);
+    roaring_bitmap_free(out);
+    lfa_buf_free(&buf);
+    roaring_bitmap_free(bm);
+  }
+}
+
+/* [FA-BITMAP-2] [FA-LIMIT-1] the counts at their limits are accepted: a
+ * bitmap of LFA_ROARING_CONTAINERS_MAX containers (one value in each of
+ * the 65536 keys), and a treemap of LFA_TREEMAP_BUCKETS_MAX buckets (one
+ * row each, laid out by hand: the count, then each key and its bitmap).
+ * One past each is refused by the tests above. */
+static void test_FA_LIMIT_1_counts_at_their_limit_accepted(void **state) {
+  (void)state;
+  lfa_error err = {0};
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  for (uint64_t k = 0; k < LFA_ROARING_CONTAINERS_MAX; k++) roaring_bitmap_add(bm, (uint32_t)(k << 16 | 7));
+  lfa_buf buf = {0};
+  assert_ok(lfa_bitmap_encode(&buf, bm, &err), &err);
+  assert_int_equal(lfa_load_u32le(buf.data + 4), LFA_ROARING_CONTAINERS_MAX);
+  roaring_bitmap_t *out = NULL;
+  assert_ok(lfa_bitmap_decode(&out, buf.data, buf.len, &err), &err);
+  assert_true(roaring_bitmap_equals(bm, out));
+  roaring_bitmap_free(out);
+  roaring_bitmap_free(bm);
+  lfa_buf_free(&buf);
+
+  roaring_bitmap_t *one = roaring_bitmap_from_range(3, 4, 1);
+  lfa_buf low = {0};
+  assert_ok(lfa_bitmap_encode(&low, one, &err), &err);
+  roaring_bitmap_free(one);
+  size_t n = LFA_TREEMAP_BUCKETS_MAX, len = 8 + n * (4 + low.len);
+  uint8_t *t = malloc(len);
+  assert_non_null(t);
+  lfa_store_u64le(t, n);
+  for (size_t i = 0; i < n; i++) {
+    lfa_store_u32le(t + 8 + i * (4 + low.len), (uint32_t)i);
+    memcpy(t + 8 + i * (4 + low.len) + 4, low.data, low.len);
+  }
+  lfa_treemap tm;
+  assert_ok(lfa_treemap_decode(&tm, t, len, &err), &err);
+  assert_int_equal(tm.count, n);
+  lfa_treemap_free(&tm);
+  free(t);
+  lfa_buf_free(&low);
+}
+
 static void test_bitmap_random_corruption_never_crashes(void **state) {
   (void)state;
   roaring_bitmap_t *bm = roaring_bitmap_create();
@@ -310,8 +406,11 @@ int main(void) {
       cmocka_unit_test(test_FA_BITMAP_2_overlapping_runs_rejected),
       cmocka_unit_test(test_FA_LIMIT_1_treemap_counts_bounded),
       cmocka_unit_test(test_FA_BITMAP_2_more_containers_than_keys),
+      cmocka_unit_test(test_FA_BITMAP_2_equal_keys_rejected),
       cmocka_unit_test(test_FA_TXN_1_treemap_round_trip_and_rules),
       cmocka_unit_test(test_FA_BITMAP_1_layout_writer_by_hand),
+      cmocka_unit_test(test_FA_BITMAP_2_array_limit_at_its_edge),
+      cmocka_unit_test(test_FA_LIMIT_1_counts_at_their_limit_accepted),
       cmocka_unit_test(test_bitmap_random_corruption_never_crashes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1149,9 +1149,37 @@ static void test_execute_deletes_only_what_was_planned(void **state) {
   scratch_remove(&s);
 }
 
+/* [FA-LIMIT-1] the walk of _field_assignments/ goes LFA_CLEANUP_DEPTH_MAX
+ * directories deep and no deeper: a file under 16 nested directories is
+ * listed (an orphan), one under 17 is not (and the plan says so), so
+ * nothing there can be deleted. */
+static void test_FA_LIMIT_1_walk_depth_at_its_limit(void **state) {
+  (void)state;
+  for (unsigned depth = LFA_CLEANUP_DEPTH_MAX; depth <= LFA_CLEANUP_DEPTH_MAX + 1; depth++) {
+    scratch s;
+    scratch_make(&s);
+    build(s.p);
+    char rel[512] = "_field_assignments", cmd[1024];
+    for (unsigned k = 0; k < depth; k++) strcat(rel, "/d");
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s' && printf o > '%s/%s/old.rbm'", s.p, rel, s.p, rel);
+    assert_int_equal(system(cmd), 0);
+    strcat(rel, "/old.rbm");
+    lfa_cleanup_options opt = options((int64_t)time(NULL), 0);
+    lfa_cleanup_plan pl;
+    plan_ok(&pl, s.p, &opt);
+    bool listed = false;
+    for (size_t i = 0; i < pl.n_objects; i++) listed = listed || strcmp(pl.objects[i].path, rel) == 0;
+    if (listed != (depth <= LFA_CLEANUP_DEPTH_MAX)) fail_msg("%u directories deep: listed %d", depth, (int)listed);
+    assert_int_equal(notes_with(&pl, "FA-LIMIT-1"), depth <= LFA_CLEANUP_DEPTH_MAX ? 0 : 1);
+    lfa_cleanup_plan_free(&pl);
+    scratch_remove(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_CLEAN_1_kept_versions_keep_what_they_reach),
+      cmocka_unit_test(test_FA_LIMIT_1_walk_depth_at_its_limit),
       cmocka_unit_test(test_FA_CLEAN_1_newest_tagged_and_listed_versions_kept),
       cmocka_unit_test(test_FA_CLEAN_1_detached_manifest_keeps_its_objects),
       cmocka_unit_test(test_div_failed_attempt_orphans_not_referenced),

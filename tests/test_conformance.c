@@ -7,6 +7,7 @@
  * inputs here. */
 #include "lfa/conformance.h"
 #include "lfa/json.h"
+#include "lfa/explore.h"
 #include "testutil.h"
 
 /* Version 2 has fragment 0 with keys 10, 11, 12 at offsets 0-2 and
@@ -195,8 +196,45 @@ static void test_verdict_names(void **state) {
   assert_string_equal(lfa_conformance_verdict_name(LFA_VERDICT_REFUSED_AS_EXPECTED), "refused-as-expected");
 }
 
+/* An adapter reports at most the scenario's steps: OBS has
+ * 2 steps, so a scenario of 2 takes them and one of 1 refuses them, as
+ * one step too many. */
+static void test_steps_at_the_scenario_length(void **state) {
+  (void)state;
+  for (size_t max = 1; max <= 2; max++) {
+    lfa_observations obs;
+    lfa_error err = {0};
+    lfa_status st = lfa_observations_parse(&obs, (const uint8_t *)OBS, strlen(OBS), max, &err);
+    if (max == 2) {
+      assert_ok(st, &err);
+      lfa_observations_free(&obs);
+    } else {
+      assert_int_equal(st, LFA_ERR_FORMAT);
+      assert_non_null(strstr(err.msg, "steps reports 2 steps; the scenario has 1"));
+    }
+  }
+}
+
+/* The explorer's depth is 1 .. LFA_EXPLORE_DEPTH_MAX: 0 and one past the
+ * bound are refused before anything runs (the judge is never called). */
+static void test_explore_depth_past_its_bound_refused(void **state) {
+  (void)state;
+  lfa_explore_judge judge = {0};
+  const unsigned depths[] = {0, LFA_EXPLORE_DEPTH_MAX + 1};
+  for (size_t i = 0; i < 2; i++) {
+    lfa_explore_options o = {.depth = depths[i], .address = true, .judge = &judge};
+    lfa_explore_result *r = malloc(sizeof *r);
+    assert_non_null(r);
+    lfa_error err = {0};
+    assert_status(lfa_explore(r, &o, &err), LFA_ERR_USAGE, &err);
+    free(r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_steps_at_the_scenario_length),
+      cmocka_unit_test(test_explore_depth_past_its_bound_refused),
       cmocka_unit_test(test_key_map_read),
       cmocka_unit_test(test_key_map_refused),
       cmocka_unit_test(test_finding_rows_by_key),

@@ -1,5 +1,5 @@
 /* test_deletion_arrow.c: `.arrow` deletion files (ref/format/deletion_arrow.c).
- * Requirement ids: FA-LANCE-3, FA-LIMIT-1.
+ * Requirement ids: FA-LANCE-3, FA-LIMIT-1, FA-LANCE-4 (lfa_live_rows).
  *
  * Round trips, the real file Lance v0.7.5 wrote, and hostile inputs. The
  * hostile files are valid encoder output with single fields patched; the
@@ -851,9 +851,30 @@ static void test_random_byte_flips(void **state) {
   roaring_bitmap_free(bm);
 }
 
+/* [FA-LANCE-4] the live rows of a fragment at the small edges: 0 rows,
+ * 1 row deleted or not, and deleted offsets at and past physical_rows
+ * (which a deletion set may not hold, but the count must not go below 0). */
+static void test_FA_LANCE_4_live_rows_at_the_edges(void **state) {
+  (void)state;
+  roaring_bitmap_t *d = roaring_bitmap_create();
+  assert_int_equal(lfa_live_rows(0, NULL), 0);
+  assert_int_equal(lfa_live_rows(1, NULL), 1);
+  assert_int_equal(lfa_live_rows(0, d), 0);
+  assert_int_equal(lfa_live_rows(1, d), 1);
+  roaring_bitmap_add(d, 0);
+  assert_int_equal(lfa_live_rows(1, d), 0);
+  assert_int_equal(lfa_live_rows(2, d), 1);
+  assert_int_equal(lfa_live_rows(0, d), 0);
+  roaring_bitmap_add(d, 2);
+  assert_int_equal(lfa_live_rows(2, d), 1); /* offset 2 is past a 2-row fragment: not counted */
+  assert_int_equal(lfa_live_rows(3, d), 1);
+  roaring_bitmap_free(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_small_and_edge_values),
+      cmocka_unit_test(test_FA_LANCE_4_live_rows_at_the_edges),
       cmocka_unit_test(test_round_trip_5000_values),
       cmocka_unit_test(test_encoder_layout),
       cmocka_unit_test(test_encode_appends_to_output),

@@ -6,7 +6,7 @@
  * (the comment above HISTORY gives the derivation), never from lfa.
  * Requirement ids: FA-EXPR-1, FA-EXPR-2, FA-EXPR-3, FA-EXPR-4, FA-EXPR-5,
  * FA-EXPR-6, FA-EXPR-8, FA-EXPR-9, FA-EXPR-10, FA-EXPR-11, FA-EXPR-12,
- * FA-EXPR-13, FA-SEM-7, FA-STORE-8. Divergence cases (spec/A-divergences.md):
+ * FA-EXPR-13, FA-SEM-7, FA-STORE-8, FA-LIMIT-1. Divergence cases (spec/A-divergences.md):
  * div_filter_pushdown_same_result, div_binding_in_projection_filter_aggregate,
  * div_bitmaps_loaded_for_scanned_fragments_only, div_qualified_reference_accepted,
  * div_object_cache_across_versions, div_bound_plan_not_reused_across_snapshots,
@@ -246,6 +246,77 @@ static void test_FA_EXPR_1_call_has_exactly_one_argument(void **state) {
                          "is_assigned(emb) AND true", "is_assigned(\"emb)"};
   for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
     assert_status(lfa_expr_plan_call(&p, fx.dir, &snap, other[i], NULL, &err), LFA_ERR_USAGE, &err);
+  lfa_snapshot_free(&snap);
+  remove_history(&fx);
+}
+
+/* [FA-EXPR-2] the bytes of a bare name at the edges of their ranges: a
+ * digit from 0 to 9 continues a name (emb0 and emb9 are names, unknown
+ * here, not a name followed by a stray byte), and ASCII case folds from A
+ * to Z on both sides (zeta, ZETA and zEtA name the field Zeta, none of
+ * them exactly). */
+static void test_FA_EXPR_2_name_bytes_at_their_edges(void **state) {
+  (void)state;
+  fixture fx;
+  lfa_snapshot snap;
+  lfa_expr_plan p;
+  lfa_error err = {0};
+  write_history(&fx, false);
+  open_version(&snap, fx.dir, 3, NULL);
+  const char *names[] = {"is_assigned(emb0)", "is_assigned(emb9)"};
+  for (size_t i = 0; i < 2; i++) {
+    assert_status(lfa_expr_plan_call(&p, fx.dir, &snap, names[i], NULL, &err), LFA_ERR_USAGE, &err);
+    char want[64];
+    snprintf(want, sizeof want, "unknown field '%.4s'", names[i] + 12);
+    if (strstr(err.msg, want) == NULL) fail_msg("%s: %s", names[i], err.msg);
+  }
+  lfa_snapshot_free(&snap);
+  remove_history(&fx);
+
+  static const lfa_new_field ZETA[] = {{"id", "int64", false, LFA_UNTRACKED}, {"Zeta", "int32", true, LFA_UNASSIGNED}};
+  strcpy(fx.base, "/tmp/lfa-expr-XXXXXX");
+  assert_non_null(mkdtemp(fx.base));
+  snprintf(fx.dir, sizeof fx.dir, "%s/ds", fx.base);
+  assert_ok(lfa_history_open(&fx.h, fx.dir, 5, &err), &err);
+  lfa_request create = {.op = LFA_OP_CREATE, .new_fields = ZETA, .n_new_fields = 2, .rows = KEYS(1, 2), .fields = {1, ID}};
+  apply(&fx.h, &create);
+  open_version(&snap, fx.dir, 1, NULL);
+  const char *calls[] = {"is_assigned(zeta)", "is_assigned(ZETA)", "is_assigned(zEtA)"};
+  for (size_t i = 0; i < 3; i++) {
+    assert_ok(lfa_expr_plan_call(&p, fx.dir, &snap, calls[i], NULL, &err), &err);
+    assert_int_equal(p.field_id, 1);
+  }
+  lfa_snapshot_free(&snap);
+  remove_history(&fx);
+}
+
+/* [FA-LIMIT-1] the call's text is at most LFA_EXPR_TEXT_BYTES_MAX bytes:
+ * `is_assigned(emb)` padded with spaces to exactly the limit is planned,
+ * one byte more is refused as a limit, before any of it is parsed. */
+static void test_FA_LIMIT_1_call_text_at_its_limit(void **state) {
+  (void)state;
+  fixture fx;
+  lfa_snapshot snap;
+  lfa_expr_plan p;
+  lfa_error err = {0};
+  write_history(&fx, false);
+  open_version(&snap, fx.dir, 3, NULL);
+  static const char call[] = "is_assigned(emb)";
+  for (size_t extra = 0; extra <= 1; extra++) {
+    size_t n = LFA_EXPR_TEXT_BYTES_MAX + extra;
+    char *text = malloc(n + 1);
+    assert_non_null(text);
+    memset(text, ' ', n);
+    memcpy(text + n - strlen(call), call, strlen(call));
+    text[n] = '\0';
+    if (extra == 0) {
+      assert_ok(lfa_expr_plan_call(&p, fx.dir, &snap, text, NULL, &err), &err);
+      assert_int_equal(p.field_id, F_EMB);
+    } else {
+      assert_status(lfa_expr_plan_call(&p, fx.dir, &snap, text, NULL, &err), LFA_ERR_LIMIT, &err);
+    }
+    free(text);
+  }
   lfa_snapshot_free(&snap);
   remove_history(&fx);
 }
@@ -1286,6 +1357,8 @@ static void test_FA_EXPR_12_hostile_substrait_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_EXPR_1_call_has_exactly_one_argument),
+      cmocka_unit_test(test_FA_LIMIT_1_call_text_at_its_limit),
+      cmocka_unit_test(test_FA_EXPR_2_name_bytes_at_their_edges),
       cmocka_unit_test(test_FA_EXPR_1_every_row_is_a_boolean),
       cmocka_unit_test(test_FA_EXPR_2_div_qualified_reference_accepted),
       cmocka_unit_test(test_FA_EXPR_3_binds_to_the_snapshot_schema),

@@ -3,7 +3,8 @@
  * read_range, stat, remove_beneath [FA-CLEAN-6] [FA-CLEAN-11], publish_new
  * [FA-CONC-11], replace_hint; and a manifest read footer first
  * (lfa_manifest_fetch) reading only what the footer and the manifest point
- * at, to the same decode as the whole file [FA-LANCE-1]. The S3 client
+ * at, to the same decode as the whole file [FA-LANCE-1]; the read and
+ * join limits at their edges [FA-LIMIT-1]. The S3 client
  * itself is tested against a server (tests/cli_s3.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
@@ -291,9 +292,47 @@ static void test_FA_LANCE_1_manifest_read_footer_first(void **state) {
   lfa_memfs_free(&m);
 }
 
+/* [FA-LIMIT-1] the two bounds of the POSIX file system at their edges: a
+ * file of exactly max_bytes is read, one byte more is refused as a limit;
+ * a joined path fits when its bytes and the NUL fit the buffer and stay
+ * below LFA_PATH_BYTES_MAX, and is refused one byte past either. */
+static void test_FA_LIMIT_1_read_and_join_at_their_limits(void **state) {
+  (void)state;
+  char dir[] = "/tmp/lfa-fs-limits-XXXXXX", path[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/f", dir);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite("0123456789", 1, 10, f), 10);
+  assert_int_equal(fclose(f), 0);
+  lfa_buf b;
+  lfa_error err = {0};
+  assert_ok(lfa_fs_read(&b, path, 10, &err), &err);
+  assert_int_equal(b.len, 10);
+  lfa_buf_free(&b);
+  assert_status(lfa_fs_read(&b, path, 9, &err), LFA_ERR_LIMIT, &err);
+  assert_rule(&err, "FA-LIMIT-1");
+  lfa_buf_free(&b);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+
+  char out[16 + 1]; /* one byte of slack: a join that overruns `cap` stays inside */
+  assert_ok(lfa_fs_join(out, 8, "abc", "def", &err), &err); /* "abc/def" and its NUL: 8 bytes */
+  assert_string_equal(out, "abc/def");
+  assert_status(lfa_fs_join(out, 7, "abc", "def", &err), LFA_ERR_LIMIT, &err);
+  static char a[LFA_PATH_BYTES_MAX + 8], big[LFA_PATH_BYTES_MAX + 8];
+  memset(a, 'a', LFA_PATH_BYTES_MAX - 3);
+  a[LFA_PATH_BYTES_MAX - 3] = '\0'; /* + "/b" = LFA_PATH_BYTES_MAX - 1 bytes */
+  assert_ok(lfa_fs_join(big, sizeof big, a, "b", &err), &err);
+  assert_int_equal(strlen(big), LFA_PATH_BYTES_MAX - 1);
+  assert_status(lfa_fs_join(big, sizeof big, a, "bc", &err), LFA_ERR_LIMIT, &err);
+  assert_rule(&err, "FA-LIMIT-1");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_CONC_11_memfs_keeps_the_contract),
+      cmocka_unit_test(test_FA_LIMIT_1_read_and_join_at_their_limits),
       cmocka_unit_test(test_FA_CLEAN_11_posix_keeps_the_contract),
       cmocka_unit_test(test_FA_LANCE_1_manifest_read_footer_first),
   };

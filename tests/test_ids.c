@@ -3,7 +3,7 @@
  * field, and Lance's repair of duplicate ids carries tracking with a
  * Transfer. Changes are built by the mutations, then spoiled or committed
  * on a P an older writer could have left; expectations are derived by hand.
- * Requirement ids: FA-ID-1, FA-ID-3, FA-ID-4, FA-CAST-3. */
+ * Requirement ids: FA-ID-1, FA-ID-3, FA-ID-4, FA-CAST-3, FA-TXN-9 (one source, one transfer). */
 #include "rules_util.h"
 
 #include "lfa/apply.h"
@@ -90,6 +90,27 @@ static void test_FA_ID_1_carried_tracked_field_keeps_type_and_parent(void **stat
   apply_head(&h, &nul);
   assert_non_null(lfa_table_tracked(lfa_history_head(&h), EMB));
   assert_non_null(lfa_table_tracked(lfa_history_head(&h), VALUE));
+  lfa_history_close(&h);
+}
+
+/* [FA-ID-4] payload.value (4, tracked, under payload 3) leaves the schema
+ * and a field of its name path and type arrives as id 6, with no
+ * Transfer: a renumbering the commit must refuse. Its name path is two
+ * names deep, so both levels are compared. */
+static void test_FA_ID_4_nested_field_renumbered_without_transfer(void **state) {
+  (void)state;
+  lfa_history h;
+  lfa_table n;
+  lfa_change c;
+  lfa_error err = {0};
+  setup(&h, NULL);
+  const lfa_table *r = lfa_history_head(&h);
+  lfa_request q = {.op = LFA_OP_RENAME, .field = "extra", .new_name = "extra2"};
+  assert_ok(lfa_mutate(&c, r, &q, &err), &err);
+  schema_field(c.txn->project->schema, c.txn->project->n_schema, VALUE)->id = 6;
+  assert_status(lfa_commit(&n, r, &c, NULL, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-ID-4");
+  lfa_change_free(&c);
   lfa_history_close(&h);
 }
 
@@ -212,6 +233,19 @@ static void test_div_duplicate_id_repair_transfers_tracking(void **state) {
   c.txn->field_assignment_transaction->n_transfers = 1;
   lfa_table_free(&bare);
 
+  /* the Transfer listed twice, back to back: one source, two transfers [FA-TXN-9] */
+  Lance__Table__Transaction__FieldAssignmentTransaction *side = c.txn->field_assignment_transaction;
+  Lance__Table__Transaction__FieldAssignmentTransaction__Transfer *twice[] = {side->transfers[0], side->transfers[0]},
+                                                                   **kept = side->transfers;
+  assert_ok(lfa_table_copy(&bare, &n, &err), &err);
+  lfa_table_drop_state(&bare);
+  side->transfers = twice, side->n_transfers = 2;
+  assert_status(lfa_apply_assignment(&bare, &p, c.txn, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-TXN-9");
+  if (strstr(err.msg, "source of two transfers") == NULL) fail_msg("%s", err.msg);
+  side->transfers = kept, side->n_transfers = 1;
+  lfa_table_free(&bare);
+
   /* on disk as v3 after the v1 and v2 the history wrote */
   assert_ok(lfa_writer_commit(h.writer, &n, c.txn, &err), &err);
   lfa_snapshot snap;
@@ -282,6 +316,7 @@ int main(void) {
       cmocka_unit_test(test_FA_ID_1_carried_tracked_field_keeps_type_and_parent),
       cmocka_unit_test(test_FA_ID_3_an_id_never_passes_to_another_field),
       cmocka_unit_test(test_div_duplicate_id_repair_transfers_tracking),
+      cmocka_unit_test(test_FA_ID_4_nested_field_renumbered_without_transfer),
       cmocka_unit_test(test_FA_ID_1_parent_renumbered_by_a_repair),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

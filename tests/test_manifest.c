@@ -255,10 +255,14 @@ static void test_FA_LANCE_2_version_names(void **state) {
   assert_int_equal(v, 1); /* u64::MAX - 1 */
   assert_int_equal(lfa_version_parse_name(&v, "18446744073709551605.manifest"), LFA_NAMING_V2);
   assert_int_equal(v, 10);
+  assert_int_equal(lfa_version_parse_name(&v, "90.manifest"), LFA_NAMING_V1); /* 0 and 9, the ends of the digits */
+  assert_int_equal(v, 90);
   const char *not_versions[] = {"_latest.manifest", "0.manifest", "01.manifest", "3.manifest-5a3b1e00",
                                 ".tmp_3.manifest", "d9223372036854775809.manifest", ".manifest",
                                 "18446744073709551615.manifest", "99999999999999999999.manifest",
-                                "3.txn", "-1.manifest"};
+                                "3.txn", "-1.manifest",
+                                /* the bytes on either side of the digits: '/' (before 0) and ':' (after 9) */
+                                "1/.manifest", "1:.manifest", ":.manifest", "1844674407370955161:.manifest"};
   for (size_t i = 0; i < sizeof not_versions / sizeof *not_versions; i++)
     if (lfa_version_parse_name(&v, not_versions[i]) != LFA_NAMING_NONE) fail_msg("%s taken as a version", not_versions[i]);
   char name[32];

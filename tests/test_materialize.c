@@ -13,6 +13,7 @@
 #include "lfa/bitmap.h"
 #include "lfa/history.h"
 #include "lfa/materialize.h"
+#include "lfa/roaring_layout.h"
 
 /* ---- the building blocks ------------------------------------------------------------ */
 
@@ -230,11 +231,41 @@ static void test_FA_EXPR_5_fragments_of_a_snapshot(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* [FA-BITMAP-2] a chunk of words becomes the container a Roaring writer
+ * would make: an array of up to 4096 values (LFA_ROARING_ARRAY_MAX), a
+ * bitset above; so the bitmap serializes to a valid encoding that decodes
+ * to the same set, with a container of 4095, 4096 and 4097 values. */
+static void test_FA_BITMAP_2_chunk_containers_at_the_array_limit(void **state) {
+  (void)state;
+  const uint32_t counts[] = {LFA_ROARING_ARRAY_MAX - 1, LFA_ROARING_ARRAY_MAX, LFA_ROARING_ARRAY_MAX + 1};
+  static uint64_t words[1024];
+  for (size_t c = 0; c < 3; c++) {
+    memset(words, 0, sizeof words);
+    for (uint32_t v = 0; v < counts[c]; v++) words[(3 * v) / 64] |= UINT64_C(1) << ((3 * v) % 64);
+    roaring_bitmap_t *bm = roaring_bitmap_create_with_capacity(1);
+    uint64_t count = 0;
+    lfa_error err = {0};
+    assert_ok(lfa_bits_add_chunk(bm, &count, 0, words, 1024, &err), &err);
+    assert_int_equal(count, counts[c]);
+    lfa_buf buf = {0};
+    assert_ok(lfa_bitmap_encode(&buf, bm, &err), &err);
+    roaring_bitmap_t *back = NULL;
+    assert_ok(lfa_bitmap_decode(&back, buf.data, buf.len, &err), &err);
+    assert_int_equal(roaring_bitmap_get_cardinality(back), counts[c]);
+    for (uint32_t v = 0; v < counts[c]; v++)
+      if (!roaring_bitmap_contains(back, 3 * v)) fail_msg("%u values: %u lost", counts[c], 3 * v);
+    roaring_bitmap_free(back);
+    lfa_buf_free(&buf);
+    roaring_bitmap_free(bm);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_FA_EXPR_5_bits_from_every_container_kind),
       cmocka_unit_test(test_bits_past_the_end_are_dropped),
       cmocka_unit_test(test_bits_clear),
+      cmocka_unit_test(test_FA_BITMAP_2_chunk_containers_at_the_array_limit),
       cmocka_unit_test(test_FA_EXPR_5_random_bits_match_the_plain_loop),
       cmocka_unit_test(test_FA_EXPR_5_live_bits_at_every_density),
       cmocka_unit_test(test_FA_EXPR_5_fragments_of_a_snapshot),

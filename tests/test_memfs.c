@@ -675,9 +675,28 @@ static void test_new_file_place_among_close_names(void **state) {
   lfa_memfs_free(&m);
 }
 
+/* A file cannot replace a directory, even when a sibling whose name
+ * continues with a byte below '/' sorts between the two: with a/d-x and
+ * a/d/y (sorted a/d-x, a/d/y, since '-' < '/'), a/d is a directory and
+ * no file; a/d-x and a/d.z are files beside it. */
+static void test_file_where_a_directory_is_refused(void **state) {
+  (void)state;
+  lfa_memfs m;
+  lfa_error err = {0};
+  lfa_memfs_init(&m);
+  assert_ok(put(&m, "a/d-x", "1", &err), &err);
+  assert_ok(put(&m, "a/d/y", "2", &err), &err);
+  assert_status(put(&m, "a/d", "3", &err), LFA_ERR_IO, &err);
+  assert_non_null(strstr(err.msg, "is a directory"));
+  assert_true(lfa_fs_is_dir_in(&m.fs, "a/d"));
+  assert_ok(put(&m, "a/d.z", "4", &err), &err);
+  lfa_memfs_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_paths_name_one_file),
+      cmocka_unit_test(test_file_where_a_directory_is_refused),
       cmocka_unit_test(test_rewind_as_if_never_tried),
       cmocka_unit_test(test_FA_LIMIT_1_read_bounded),
       cmocka_unit_test(test_FA_STORE_8_write_new_never_replaces),

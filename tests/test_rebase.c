@@ -2,7 +2,7 @@
  * a later head (ref/commit/rebase.c through lfa_history_apply), each pair of
  * 06§2 checked against states derived by hand.
  * Requirement ids: FA-CONC-1, FA-CONC-3, FA-CONC-4, FA-CONC-5, FA-CONC-7,
- * FA-CONC-8, FA-REMAP-1, FA-REMAP-3, FA-MERGEINSERT-6. */
+ * FA-CONC-8, FA-REMAP-1 (also into two new fragments), FA-REMAP-3, FA-MERGEINSERT-6. */
 #include "testutil.h"
 
 #include "lfa/history.h"
@@ -160,6 +160,31 @@ static void test_FA_CONC_4_invalidation_after_compaction(void **state) {
   }
 }
 
+/* [FA-REMAP-1] a compaction into two new fragments (4 and 2 rows), then an
+ * invalidation read before it of the fifth row: the row's new address is
+ * the first row of the second new fragment (offset 4 is one past the first
+ * fragment's last row), so the state is 1 2 3 4 6 in either mode. */
+static void test_FA_REMAP_1_invalidation_after_compaction_into_two(void **state) {
+  (void)state;
+  for (int stable = 0; stable < 2; stable++) {
+    lfa_history h;
+    lfa_error err = {0};
+    char got[128];
+    setup(&h, stable);
+    lfa_request compact = {.op = LFA_OP_COMPACT, .rows_per_file = 4};
+    lfa_request inv = invalidate((const uint64_t[]){5}, 1);
+    assert_ok(lfa_history_apply(&h, &compact, 2, &err), &err);
+    const lfa_table *head = lfa_history_head(&h);
+    assert_int_equal(head->n_fragments, 2);
+    assert_int_equal(head->fragments[0].physical_rows, 4);
+    assert_int_equal(head->fragments[1].physical_rows, 2);
+    assert_ok(lfa_history_apply(&h, &inv, 2, &err), &err);
+    assigned(got, sizeof got, lfa_history_head(&h));
+    assert_string_equal(got, "1 2 3 4 6 ");
+    lfa_history_close(&h);
+  }
+}
+
 static void test_FA_CONC_5_compaction_after_invalidation(void **state) {
   (void)state;
   for (int stable = 0; stable < 2; stable++) {
@@ -273,6 +298,7 @@ int main(void) {
       cmocka_unit_test(test_FA_CONC_5_update_rebuilt_on_the_head),
       cmocka_unit_test(test_delete_with_delete),
       cmocka_unit_test(test_FA_CONC_4_invalidation_after_compaction),
+      cmocka_unit_test(test_FA_REMAP_1_invalidation_after_compaction_into_two),
       cmocka_unit_test(test_FA_CONC_5_compaction_after_invalidation),
       cmocka_unit_test(test_FA_CONC_7_initialization_racing_an_append),
       cmocka_unit_test(test_FA_CONC_4_remap_finds_the_compacted_fragment_by_its_file),
