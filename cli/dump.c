@@ -46,7 +46,9 @@ static const char HELP[] =
     "  --version N   only version N\n"
     "  --rows        also list each version's live rows: their row addresses\n"
     "                (fragment id << 32 | offset), ascending, and with stable\n"
-    "                row ids the row id of each, in the same order\n"
+    "                row ids the row id of each, in the same order (none when\n"
+    "                some fragment's ids are only in its data files: spilled\n"
+    "                row lineage, feature bit 2048, shown as row ids not read)\n"
     "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
     "                (shape documented in README.md); an unreadable version is\n"
     "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
@@ -220,6 +222,9 @@ static void text_fragments(FILE *out, const lfa_snapshot *s) {
     else
       fprintf(out, "    %" PRIu64 ": physical_rows %" PRIu64 ", deleted %" PRIu64 ", live %" PRIu64 "\n", f->id,
               f->physical_rows, deleted_rows(s, i), lfa_snapshot_live_rows(s, i));
+    if (!lfa_snapshot_row_ids_read(s, i)) /* [FA-VERIFY-8] */
+      fputs("      row ids: not read (spilled row lineage, bit 2048: kept in its data files, which lfa never reads)\n",
+            out);
     for (size_t k = 0; k < f->n_files; k++) {
       fputs("      ", out), lfa_put_text(out, f->files[k]->path), fputs("  fields [", out);
       tombstone |= put_field_ids(out, f->files[k]->fields, f->files[k]->n_fields);
@@ -333,6 +338,10 @@ static void run_put(void *ctx, uint64_t v) {
 
 static void text_rows(FILE *out, const lfa_snapshot *s) {
   for (int ids = 0; ids <= (s->stable_row_ids ? 1 : 0); ids++) {
+    if (ids && s->row_ids_unread > 0) { /* all or none, so the two lists stay in step */
+      fprintf(out, "  live row ids: not read (%zu fragments keep them in their data files)\n", s->row_ids_unread);
+      continue;
+    }
     run_printer p = {out, 0, 0, 0};
     fputs(ids ? "  live row ids:" : "  live rows:", out);
     each_live_row(s, ids, run_put, &p);
@@ -348,6 +357,10 @@ static void json_rows(json_writer *w, const lfa_snapshot *s) {
   each_live_row(s, false, json_put_number, w);
   json_close_numbers(w);
   if (!s->stable_row_ids) return;
+  if (s->row_ids_unread > 0) { /* [FA-VERIFY-8] not in metadata: none listed, not some */
+    json_null(w, "live_row_ids");
+    return;
+  }
   json_open_numbers(w, "live_row_ids");
   each_live_row(s, true, json_put_number, w);
   json_close_numbers(w);
@@ -411,6 +424,7 @@ static void json_fragments(json_writer *w, const lfa_snapshot *s) {
     json_u64(w, "deleted_rows", deleted_rows(s, i));
     if (f->physical_rows == 0) json_null(w, "live_rows"); /* unknown */
     else json_u64(w, "live_rows", lfa_snapshot_live_rows(s, i));
+    if (s->stable_row_ids) json_bool(w, "row_ids_read", lfa_snapshot_row_ids_read(s, i)); /* [FA-VERIFY-8] */
     json_open_array(w, "files");
     for (size_t k = 0; k < f->n_files; k++) {
       json_open_object(w, NULL);

@@ -22,8 +22,13 @@ expected verdicts come from those sources and the spec, never from lfa:
   blobs (bit 16384, 14.0.x) and a Transaction V2 commit (Transaction operation
   arm 116 composite_operation, 15.0.0): no error, a "not checked" finding
   naming the feature and its release, exit 3, and `lfa dump` reads it.
+  A spilled stable table's dump marks each fragment's row ids not read
+  (text "row ids: not read", JSON row_ids_read false, live_row_ids null)
+  and verify says how many fragments' ids it did not check.
 - No false pass: managed blobs plus a manifest whose version field is wrong
-  (FA-LANCE-18) still fails, exit 1.
+  (FA-LANCE-18) still fails, exit 1; and so do stable row ids whose
+  fragments have no sequence without bit 2048 (FA-LANCE-7): verify exit 1,
+  dump calls version 12 unreadable.
 Exit status 0 when every case agrees, 1 otherwise.
 """
 import glob
@@ -97,13 +102,21 @@ def newest_manifest(ds):
     return min(names, key=lambda p: int(os.path.basename(p).split(".")[0]))
 
 
+def manifest_fields(path):
+    """The manifest message's fields: the footer gives the position of its
+    length prefix."""
+    b = open(path, "rb").read()
+    pos = struct.unpack("<Q", b[-16:-8])[0]
+    n = struct.unpack("<I", b[pos:pos + 4])[0]
+    return parse(b[pos + 4:pos + 4 + n])
+
+
 def edit_manifest(path, edit):
     """Rewrites the manifest message in place; the sections before it and
     the footer's position stay (the position is of the length prefix)."""
     b = open(path, "rb").read()
     pos = struct.unpack("<Q", b[-16:-8])[0]
-    n = struct.unpack("<I", b[pos:pos + 4])[0]
-    fields = parse(b[pos + 4:pos + 4 + n])
+    fields = manifest_fields(path)
     fields = edit(fields) or fields
     body = emit(fields)
     open(path, "wb").write(b[:pos] + struct.pack("<I", len(body)) + body + b[-16:])
@@ -170,14 +183,25 @@ def spilled_row_lineage(ds, f):
     set_words(f, 2048)
 
 
-def spilled_row_lineage_stable(ds, f):
-    """Stable row ids spilled: the fragments carry no row id sequence (fields
-    5 inline_row_ids and 6 external_row_ids of DataFragment), the ids being
-    hidden data-file columns (v14.0.0-beta.16)."""
-    spilled_row_lineage(ds, f)
+def drop_row_id_sequences(f):
+    """Every fragment (manifest field 2) without its row id sequence (fields
+    5 inline_row_ids and 6 external_row_ids of DataFragment)."""
     for x in f:
         if x[0] == 2:
             x[2] = emit([y for y in parse(x[2]) if y[0] not in (5, 6)])
+
+
+def spilled_row_lineage_stable(ds, f):
+    """Stable row ids spilled: the fragments carry no row id sequence, the
+    ids being hidden data-file columns (v14.0.0-beta.16)."""
+    spilled_row_lineage(ds, f)
+    drop_row_id_sequences(f)
+
+
+def row_ids_missing_stable(ds, f):
+    """The same fragments without bit 2048: stable row ids with no sequence
+    break FA-LANCE-7 (02§4), whatever the writer."""
+    drop_row_id_sequences(f)
 
 
 def managed_blobs(ds, f):
@@ -209,7 +233,53 @@ CASES = [
     ("managed_blobs", managed_blobs, 3, ["managed blobs", "14.0.0"]),
     ("transaction_v2", transaction_v2, 3, ["Transaction V2", "15.0.0"]),
     ("managed_blobs_and_wrong_version", managed_blobs_and_wrong_version, 1, ["managed blobs"]),
+    ("row_ids_missing_stable", row_ids_missing_stable, 1, []),
 ]
+
+# The error a failing case must report (no false pass).
+EXPECTED_ERROR = {"managed_blobs_and_wrong_version": "FA-LANCE-18", "row_ids_missing_stable": "FA-LANCE-7"}
+
+
+def fragments_of_newest(ds):
+    """The fragments (manifest field 2) of the edited newest manifest."""
+    return sum(1 for x in manifest_fields(newest_manifest(ds)) if x[0] == 2)
+
+
+def check_dump(lfa, ds, name, want):
+    """What `lfa dump` says of version 12: read (a spilled table's row ids
+    marked not read, fragment by fragment), or, for a case that fails,
+    unreadable for the rule its verify reports."""
+    if want == 1:
+        if name != "row_ids_missing_stable":
+            return []
+        jcode, jout, jerr = run(lfa, "dump", "--json", "--version", "12", ds)
+        try:
+            error = json.loads(jout)["versions"][0]["error"]
+        except (ValueError, KeyError, IndexError):
+            error = None
+        if jcode != 1 or error is None or error["rule"] != EXPECTED_ERROR[name] or error["fragment_id"] is None:
+            return ["lfa dump --json: exit %d, version 12 %r, expected 1 and an FA-LANCE-7 error at a fragment (%s)"
+                    % (jcode, error, jerr.strip()[:200])]
+        return []
+    dcode, dout, derr = run(lfa, "dump", ds)
+    if dcode != 0 or "version 12:" not in dout:
+        return ["lfa dump did not read version 12 (exit %d: %s)" % (dcode, derr.strip()[:200])]
+    if not name.endswith("_stable"):
+        return []
+    problems = []
+    if "row ids: not read" not in dout:
+        problems.append("lfa dump does not mark the fragments' row ids not read")
+    jcode, jout, jerr = run(lfa, "dump", "--json", "--rows", "--version", "12", ds)
+    try:
+        v = json.loads(jout)["versions"][0]
+    except (ValueError, KeyError, IndexError):
+        return problems + ["lfa dump --json --rows printed no version (exit %d: %s)" % (jcode, jerr.strip()[:200])]
+    if jcode != 0 or v.get("live_row_ids", 0) is not None:
+        problems.append("dump --json --rows: exit %d, live_row_ids %r, expected 0 and null" % (jcode, v.get("live_row_ids")))
+    read = [fr.get("row_ids_read") for fr in v.get("fragments", [])]
+    if len(read) != fragments_of_newest(ds) or any(r is not False for r in read):
+        problems.append("dump --json: row_ids_read %r, expected false for each of %d fragments" % (read, fragments_of_newest(ds)))
+    return problems
 
 
 def main():
@@ -237,18 +307,18 @@ def main():
             unchecked = [f["message"] for f in d["findings"] if f["rule"] == "FA-VERIFY-8"]
             if want != 1 and errors:
                 problems.append("false errors: %s" % [(f["rule"], f["message"][:100]) for f in errors])
-            if want == 1 and not any(f["rule"] == "FA-LANCE-18" for f in errors):
-                problems.append("no FA-LANCE-18 error: a false pass")
+            if want == 1 and not any(f["rule"] == EXPECTED_ERROR[name] for f in errors):
+                problems.append("no %s error: a false pass" % EXPECTED_ERROR[name])
+            if name == "spilled_row_lineage_stable":
+                count = "the row ids of %d fragments" % fragments_of_newest(ds)
+                if not any(count in m for m in unchecked):
+                    problems.append("no FA-VERIFY-8 finding naming '%s' (got %s)" % (count, unchecked))
             for w in words:
                 if not any(w in m for m in unchecked):
                     problems.append("no FA-VERIFY-8 finding naming '%s' (got %s)" % (w, unchecked))
             if not words and unchecked:
                 problems.append("unexpected 'not checked' findings: %s" % unchecked)
-            dcode, dout, derr = run(lfa, "dump", ds)
-            # known gap: a spilled stable table's version is one lfa dump cannot
-            # list rows of yet (its reader wants a row id sequence per fragment)
-            if want != 1 and not name.endswith("_stable") and (dcode != 0 or "version 12:" not in dout):
-                problems.append("lfa dump did not read version 12 (exit %d: %s)" % (dcode, derr.strip()[:200]))
+            problems += check_dump(lfa, ds, name, want)
             failures += bool(problems)
             print("%s: %s" % (name, "agrees" if not problems else "DISAGREES: " + "; ".join(problems)))
     print("newer Lance cases: %d, %d disagreements" % (len(CASES), failures))

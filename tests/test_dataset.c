@@ -7,11 +7,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
+#include <inttypes.h>
 #include <unistd.h>
 
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
 #include "lfa/limits.h"
+#include "lfa/load.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
 #include "range_sequences.h"
@@ -439,6 +441,80 @@ static void test_FA_LIMIT_1_row_ids_budgeted_per_snapshot(void **state) {
   remove_tree(dir);
 }
 
+/* Version 5 of the sample rewritten as version 6 (7 with `words` 0) with
+ * stable row ids, its first fragment keeping an inline sequence of its
+ * physical rows and the others none, and the extra feature `words`. */
+enum { FRAGMENTS_MAX = 8 };
+
+static void write_without_sequences(const char *dir, uint64_t version, uint64_t words, size_t *n_fragments) {
+  char path[LFA_PATH_BYTES_MAX + 32];
+  lfa_error err = {0};
+  lfa_buf in = {0}, seq = {0}, out = {0};
+  lfa_manifest_file mf;
+  snprintf(path, sizeof path, "%s/_versions/5.manifest", dir);
+  assert_ok(lfa_fs_read(&in, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
+  assert_ok(lfa_manifest_file_decode(&mf, in.data, in.len, &err), &err);
+  Lance__Table__Manifest m = *mf.manifest;
+  assert_true(m.n_fragments >= 2 && m.n_fragments <= FRAGMENTS_MAX);
+  Lance__Table__DataFragment frags[FRAGMENTS_MAX], *list[FRAGMENTS_MAX];
+  assert_ok(pack_range_sequences(&seq, 1, m.fragments[0]->physical_rows, &err), &err);
+  for (size_t i = 0; i < m.n_fragments; i++) {
+    frags[i] = *m.fragments[i], list[i] = &frags[i];
+    frags[i].row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET;
+  }
+  frags[0].row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS;
+  frags[0].inline_row_ids = (ProtobufCBinaryData){seq.len, seq.data};
+  m.fragments = list, m.version = version;
+  m.reader_feature_flags |= 2 | words, m.writer_feature_flags |= 2 | words; /* stable row ids */
+  assert_ok(lfa_manifest_file_encode(&out, &m, NULL, &err), &err);
+  snprintf(path, sizeof path, "%s/_versions/%" PRIu64 ".manifest", dir, version);
+  assert_ok(lfa_fs_write_new(path, out.data, out.len, &err), &err);
+  *n_fragments = m.n_fragments;
+  lfa_buf_free(&in), lfa_buf_free(&seq), lfa_buf_free(&out);
+  lfa_manifest_file_free(&mf);
+}
+
+/* [FA-VERIFY-8] With spilled row lineage (bit 2048) a fragment without a
+ * sequence keeps its ids in its data files: the snapshot loads, every
+ * tracked field with it, the first fragment's ids are read and the others
+ * are counted and marked not read; only the table, which follows rows by
+ * id, is refused, naming the first such fragment. [FA-LANCE-7] Without the
+ * bit the same fragments are an error, located at the fragment. */
+static void test_FA_VERIFY_8_spilled_row_ids_not_in_metadata(void **state) {
+  (void)state;
+  char dir[LFA_PATH_BYTES_MAX];
+  make_sample(dir);
+  size_t n = 0;
+  write_without_sequences(dir, 6, 2048, &n);
+  lfa_error err = {0};
+  lfa_snapshot snap;
+  assert_ok(lfa_snapshot_load_version(&snap, NULL, dir, 6, &err), &err);
+  assert_true(snap.stable_row_ids);
+  assert_int_equal(snap.row_ids_unread, n - 1);
+  for (size_t i = 0; i < n; i++) {
+    const Lance__Table__DataFragment *f = snap.file.manifest->fragments[i];
+    assert_int_equal(lfa_snapshot_row_ids_read(&snap, i), i == 0);
+    assert_int_equal(snap.row_ids[i].count, i == 0 ? f->physical_rows : 0);
+  }
+  for (size_t t = 0; t < snap.n_tracked; t++) assert_non_null(snap.tracked[t].root); /* every field loaded */
+  assert_true(snap.n_tracked > 0);
+  lfa_table table;
+  assert_status(lfa_table_from_snapshot(&table, &snap, &err), LFA_ERR_USAGE, &err);
+  assert_true(err.has_fragment);
+  assert_int_equal(err.fragment_id, snap.file.manifest->fragments[1]->id);
+  assert_non_null(strstr(err.msg, "not in metadata"));
+  lfa_snapshot_free(&snap);
+
+  write_without_sequences(dir, 7, 0, &n);
+  lfa_error_clear(&err);
+  assert_status(lfa_snapshot_load_version(&snap, NULL, dir, 7, &err), LFA_ERR_RULE, &err);
+  assert_rule(&err, "FA-LANCE-7");
+  assert_true(err.has_fragment);
+  assert_non_null(strstr(err.msg, "has no row id sequence"));
+  lfa_snapshot_free(&snap);
+  remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sample_history_as_written),
@@ -450,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_FA_BITMAP_3_and_4_partials_in_bounds),
       cmocka_unit_test(test_FA_LANCE_4_and_10_base_structure),
       cmocka_unit_test(test_FA_LIMIT_1_row_ids_budgeted_per_snapshot),
+      cmocka_unit_test(test_FA_VERIFY_8_spilled_row_ids_not_in_metadata),
       cmocka_unit_test(test_FA_VERIFY_2_reader_failures_carry_their_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

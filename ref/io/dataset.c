@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lfa/deletion.h"
+#include "lfa/flags.h"
 #include "lfa/limits.h"
 #include "lfa/paths.h"
 #include "lfa/pb.h"
@@ -313,6 +314,18 @@ static lfa_status check_row_id_budget(const Lance__Table__Manifest *m, lfa_error
   return LFA_OK;
 }
 
+/* [FA-VERIFY-8] Lance 14's spilled row lineage (bit 2048, either word)
+ * keeps row ids as hidden data-file columns, so a fragment without an
+ * inline or external sequence is that layout: its ids are not in the
+ * metadata lfa reads, which is no fault. Without the bit the same fragment
+ * breaks FA-LANCE-7. */
+bool lfa_snapshot_row_ids_read(const lfa_snapshot *s, size_t i) {
+  const Lance__Table__Manifest *m = s->file.manifest;
+  uint64_t words = m->reader_feature_flags | m->writer_feature_flags;
+  return !s->stable_row_ids || (words & LFA_LANCE_FLAG_SPILLED_ROW_LINEAGE) == 0 ||
+         m->fragments[i]->row_id_sequence_case != LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET;
+}
+
 static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err) {
   const Lance__Table__Manifest *m = s->file.manifest;
   s->stable_row_ids = (m->reader_feature_flags & FLAG_STABLE_ROW_IDS) != 0;
@@ -331,8 +344,10 @@ static lfa_status load_row_ids(lfa_snapshot *s, const char *dir, lfa_error *err)
     else if (f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_EXTERNAL_ROW_IDS) {
       st = read_external(&ext, s, dir, f->external_row_ids, err);
       if (st == LFA_OK) st = lfa_row_ids_decode_rows(&s->row_ids[i], ext.data, ext.len, f->physical_rows, err);
-    } else if (s->stable_row_ids)
+    } else if (s->stable_row_ids && lfa_snapshot_row_ids_read(s, i))
       st = lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7", "has no row id sequence, but stable row ids are on");
+    else if (s->stable_row_ids)
+      s->row_ids_unread++; /* spilled: the ids are in its data files, row_ids[i] stays empty */
     lfa_buf_free(&ext);
     if (st != LFA_OK) {
       lfa_error_prefix(err, "fragment %" PRIu64, f->id), lfa_error_at_fragment(err, f->id);

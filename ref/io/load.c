@@ -35,9 +35,29 @@ static lfa_status overlays_from_snapshot(lfa_table *t, const lfa_snapshot *snap,
   return LFA_OK;
 }
 
+/* [FA-VERIFY-8] The model follows rows by their stable ids (rebase,
+ * compaction), so a snapshot some of whose ids are only in data files
+ * (spilled row lineage) has no table: refused, naming the first fragment. */
+static lfa_status check_row_ids_read(const lfa_snapshot *snap, lfa_error *err) {
+  for (size_t i = 0; snap->row_ids_unread > 0 && i < snap->file.manifest->n_fragments; i++) {
+    if (lfa_snapshot_row_ids_read(snap, i)) continue;
+    uint64_t id = snap->file.manifest->fragments[i]->id;
+    lfa_status st = lfa_fail(err, LFA_ERR_USAGE, NULL,
+                             "fragment %" PRIu64 ": its row ids are not in metadata (spilled row lineage, feature "
+                             "bit 2048: hidden columns of its data files, which lfa never reads), so version %" PRIu64
+                             " has no table (%zu such fragments)",
+                             id, snap->version, snap->row_ids_unread);
+    lfa_error_at_fragment(err, id);
+    return st;
+  }
+  return LFA_OK;
+}
+
 lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa_error *err) {
   const Lance__Table__Manifest *m = snap->file.manifest;
   memset(out, 0, sizeof *out);
+  lfa_status unread = check_row_ids_read(snap, err);
+  if (unread != LFA_OK) return unread;
   out->version = snap->version;
   out->stable_row_ids = snap->stable_row_ids;
   out->next_row_id = m->next_row_id;

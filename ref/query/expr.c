@@ -438,6 +438,11 @@ static lfa_status check_fragments(const lfa_snapshot *s, lfa_error *err) {
       return lfa_fail(err, LFA_ERR_RULE, NULL,
                       "fragment %" PRIu64 ": %" PRIu64 " physical rows: offsets past 2^32 have no row address", f->id,
                       f->physical_rows);
+    if (!lfa_snapshot_row_ids_read(s, i)) /* [FA-VERIFY-8] spilled: no id to give a row */
+      return lfa_fail(err, LFA_ERR_USAGE, NULL,
+                      "fragment %" PRIu64 ": its row ids are not in metadata (spilled row lineage, feature bit 2048: "
+                      "hidden columns of its data files, which lfa never reads)",
+                      f->id);
     if (s->stable_row_ids && s->row_ids[i].count != f->physical_rows)
       return lfa_fail(err, LFA_ERR_RULE, "FA-LANCE-7",
                       "fragment %" PRIu64 ": %" PRIu64 " row ids for %" PRIu64 " physical rows", f->id,

@@ -92,10 +92,10 @@ lfa_status vf_check_update_rows(const vf_ctx *c, const vf_version *p, const vf_v
  * the releases lfa knows), and for a Transaction V2 commit. */
 void vf_check_unchecked(const vf_ctx *c, const vf_version *v, const Lance__Table__Manifest *m,
                         const Lance__Table__IndexSection *indices);
-/* True when snapshot error `e` is only a fragment without a row id
- * sequence in a manifest with Lance 14's spilled row lineage (bit 2048 in
- * `words`): its ids are in the data files [FA-VERIFY-8], not missing. */
-bool vf_spilled_row_ids(uint64_t words, const lfa_error *e);
+/* [FA-VERIFY-8] One info finding when opened snapshot v has fragments
+ * whose row ids are not in metadata (Lance 14's spilled row lineage,
+ * lfa_snapshot_row_ids_read): what is not checked because of them. */
+void vf_check_unread_row_ids(const vf_ctx *c, const vf_version *v);
 void vf_check_unchecked_transaction(const vf_ctx *c, const vf_version *v, const Lance__Table__Manifest *m,
                                     const Lance__Table__Transaction *t);
 

@@ -717,10 +717,8 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
                                  lfa_manifest_file *mf, const vf_version *parent, lfa_error *err) {
   lfa_error e = {0};
   const lfa_snapshot *from = parent != NULL && parent->loadable ? &parent->snap : NULL;
-  uint64_t words = mf->manifest->reader_feature_flags | mf->manifest->writer_feature_flags;
   if (lfa_snapshot_open_after(&v->snap, c->fs, c->dir, entry, mf, c->cache, from, v->same, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
-    if (vf_spilled_row_ids(words, &e)) return LFA_OK; /* [FA-VERIFY-8] not checked, said as such */
     if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
         vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */
       e.rule = "FA-TXN-7";
@@ -730,10 +728,12 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
     return LFA_OK;
   }
   vf_check_sidecar_storage(c, v); /* [FA-TXN-5] [FA-TXN-6] */
+  vf_check_unread_row_ids(c, v);  /* [FA-VERIFY-8] */
   bool loaded = false;
   lfa_status st = load_fields(&loaded, v, c, err);
-  if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v);
-  if (st == LFA_OK && loaded) { /* an overlay the model refuses is a finding, not a failure [FA-VERIFY-5] */
+  if (st == LFA_OK && v->snap.stable_row_ids) check_live_row_ids(c, v); /* over the ids that are read */
+  /* without every row id the version has no table (lfa_table_from_snapshot) */
+  if (st == LFA_OK && loaded && v->snap.row_ids_unread == 0) { /* an overlay the model refuses is a finding, not a failure [FA-VERIFY-5] */
     lfa_error_clear(&e);
     if (lfa_table_from_snapshot(&v->table, &v->snap, &e) == LFA_OK) v->loadable = true;
     else if (e.status == LFA_ERR_NOMEM) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);

@@ -106,12 +106,21 @@ void vf_check_unchecked_transaction(const vf_ctx *c, const vf_version *v, const 
               "its actions are not replayed, so the commit's transition rules are not applied");
 }
 
-bool vf_spilled_row_ids(uint64_t words, const lfa_error *e) {
+void vf_check_unread_row_ids(const vf_ctx *c, const vf_version *v) {
   /* Lance 14's spilled row lineage keeps a fragment's row ids in its data
-   * files: no inline or external sequence is then the layout, not a fault,
-   * and what the ids would have shown is not checked (the bit's own
-   * finding says so; the version is not loadable, so its commit is not
-   * checked either, FA-VERIFY-5). */
-  return (words & 2048) != 0 && e->status == LFA_ERR_RULE && e->rule != NULL && strcmp(e->rule, "FA-LANCE-7") == 0 &&
-         strstr(e->msg, "has no row id sequence") != NULL;
+   * files: the loader counted the fragments whose ids are so not in
+   * metadata (lfa_snapshot_row_ids_read). Their ids are not checked for
+   * FA-LANCE-14, and the version has no table, so its commit's transition
+   * rules are not applied either (FA-VERIFY-5); every other rule is. */
+  const lfa_snapshot *s = &v->snap;
+  if (s->row_ids_unread == 0) return;
+  size_t first = 0;
+  while (lfa_snapshot_row_ids_read(s, first)) first++; /* one exists: row_ids_unread > 0 */
+  char writer[160], what[160];
+  vf_writer_of(writer, sizeof writer, s->file.manifest);
+  snprintf(what, sizeof what, "the row ids of %zu fragments (fragment %" PRIu64 " first), spilled row lineage",
+           s->row_ids_unread, s->file.manifest->fragments[first]->id);
+  not_checked(c, v, writer, what, "14.0.0",
+              "they are hidden data-file columns, so FA-LANCE-14 over them and the commit's transition rules "
+              "are not applied");
 }

@@ -47,6 +47,7 @@
 #define LFA_LANCE_FLAG_BASE_PATHS 16u
 #define LFA_LANCE_FLAG_DATA_OVERLAYS 64u
 #define LFA_LANCE_FLAG_MIXED_DATA_FILE_VERSIONS 256u /* Lance 12, both words */
+#define LFA_LANCE_FLAG_SPILLED_ROW_LINEAGE 2048u      /* Lance 14: row ids in data files */
 #define LFA_LANCE_FLAG_FRAGMENT_TREE 4096u            /* Lance 13, both words */
 
 /* Feature bit of Field Assignment, writer word [FA-FLAG-1] and reader word

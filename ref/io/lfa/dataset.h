@@ -59,7 +59,11 @@ typedef struct lfa_snapshot {
   roaring_bitmap_t **deleted;             /* per manifest fragment (same index); NULL = none; owned */
   lfa_row_ids *row_ids;                   /* per manifest fragment; count 0 and ids NULL without
                                              stable row ids; owned */
-  bool stable_row_ids;                    /* reader flag 2: every fragment has a sequence */
+  bool stable_row_ids;                    /* reader flag 2: every fragment has a sequence, or
+                                             its ids are not in metadata (row_ids_unread) */
+  size_t row_ids_unread;                  /* fragments whose row ids are not in metadata:
+                                             spilled row lineage (bit 2048), no sequence; their
+                                             row_ids[] are empty (lfa_snapshot_row_ids_read) */
   size_t n_tracked;
   lfa_tracked_field *tracked;             /* ascending by field id; owned */
   lfa_fragment_key *by_id;                /* fragments sorted by id; owned */
@@ -193,6 +197,13 @@ const Lance__File__Field *lfa_snapshot_field(const lfa_snapshot *snap, int32_t f
 /* The manifest index of the fragment with this id, or SIZE_MAX. With
  * duplicate ids (a broken manifest) one of them is returned. */
 size_t lfa_snapshot_fragment(const lfa_snapshot *snap, uint64_t fragment_id);
+
+/* False when the row ids of the fragment at manifest index i are not in
+ * metadata: stable row ids, spilled row lineage (feature bit 2048) and no
+ * inline or external sequence, so they are hidden columns of its data
+ * files, which lfa never reads [FA-VERIFY-8]; row_ids[i] is then empty.
+ * True otherwise (without stable row ids there are no ids to read). */
+bool lfa_snapshot_row_ids_read(const lfa_snapshot *snap, size_t i);
 
 /* Live rows of the fragment at manifest index i: physical_rows minus the
  * deleted offsets. */
