@@ -167,38 +167,11 @@ check "upstream: the latest is v9" bash -c "
 # No writer of stable row id datasets exists yet, so the test re-encodes the
 # sample's v5 manifest: the protobuf is edited field by field and put back
 # before the unchanged 16-byte footer (the sections before it do not move).
+export LFA_TESTS_DIR="$(cd "$(dirname "$0")" && pwd)"  # where pb_fields.py is
 cat >"$tmp/edit.py" <<'PY'
-import struct, sys
-def rv(b, i):
-    x = s = 0
-    while True:
-        c = b[i]; i += 1; x |= (c & 0x7F) << s; s += 7
-        if c < 0x80: return x, i
-def wv(x):
-    x &= (1 << 64) - 1; out = bytearray()
-    while True:
-        c = x & 0x7F; x >>= 7
-        if not x: out.append(c); return bytes(out)
-        out.append(c | 0x80)
-def parse(b):
-    i, out = 0, []
-    while i < len(b):
-        key, i = rv(b, i); num, wt = key >> 3, key & 7
-        if wt == 0: v, i = rv(b, i)
-        elif wt == 1: v = b[i:i + 8]; i += 8
-        elif wt == 5: v = b[i:i + 4]; i += 4
-        elif wt == 2: n, i = rv(b, i); v = b[i:i + n]; i += n
-        else: raise ValueError("wire type %d" % wt)
-        out.append([num, wt, v])
-    return out
-def emit(fields):
-    out = bytearray()
-    for num, wt, v in fields:
-        out += wv(num << 3 | wt)
-        out += wv(v) if wt == 0 else (wv(len(v)) + v if wt == 2 else v)
-    return bytes(out)
-def msg(*pairs):  # (number, int | bytes | str)
-    return emit([[n, 0, v] if isinstance(v, int) else [n, 2, v.encode() if isinstance(v, str) else v] for n, v in pairs])
+import os, struct, sys
+sys.path.insert(0, os.environ["LFA_TESTS_DIR"])
+from pb_fields import emit, msg, parse
 def put(fields, num, v):  # replaces a varint field, or adds it
     fields[:] = [f for f in fields if f[0] != num] + [[num, 0, v]]
 def fragment(man, fid, edit):

@@ -41,59 +41,8 @@ import sys
 import tempfile
 
 
-def rv(b, i):
-    x = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        x |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return x, i
-
-
-def wv(x):
-    out = bytearray()
-    while True:
-        c = x & 0x7F
-        x >>= 7
-        if not x:
-            out.append(c)
-            return bytes(out)
-        out.append(c | 0x80)
-
-
-def parse(b):
-    i, out = 0, []
-    while i < len(b):
-        key, i = rv(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = rv(b, i)
-        elif wt == 1:
-            v, i = b[i:i + 8], i + 8
-        elif wt == 5:
-            v, i = b[i:i + 4], i + 4
-        elif wt == 2:
-            n, i = rv(b, i)
-            v, i = b[i:i + n], i + n
-        else:
-            raise ValueError("wire type %d" % wt)
-        out.append([num, wt, v])
-    return out
-
-
-def emit(fields):
-    out = bytearray()
-    for num, wt, v in fields:
-        out += wv(num << 3 | wt)
-        out += wv(v) if wt == 0 else (wv(len(v)) + v if wt == 2 else v)
-    return bytes(out)
-
-
-def msg(*pairs):
-    return emit([[n, 0, v] if isinstance(v, int) else [n, 2, v.encode() if isinstance(v, str) else v]
-                 for n, v in pairs])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pb_fields import emit, msg, parse  # noqa: E402
 
 
 def newest_manifest(ds):
