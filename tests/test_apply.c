@@ -7,7 +7,8 @@
  * Requirement ids: FA-OP-1, FA-OP-2, FA-OP-4, FA-OP-6, FA-APPEND-1,
  * FA-DELETE-1, FA-DELETE-2, FA-REWRITE-1, FA-UPDATE-1, FA-UPDATE-2,
  * FA-PROJECT-1, FA-META-1, FA-MERGE-2, FA-TXN-8, FA-TXN-10, FA-TXN-12,
- * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 at its edge; FA-BITMAP-3 (canonical cells). */
+ * FA-TXN-13, FA-TXN-14, FA-TXN-16, FA-SEM-2, FA-SEM-5; FA-UPDATE-2 and FA-OVERLAY-3 at their edges;
+ * FA-BITMAP-3 (canonical cells). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -272,6 +273,57 @@ static void test_FA_UPDATE_2_offset_at_physical_rows_refused(void **state) {
   free_history(&h);
 }
 
+/* [FA-OVERLAY-3] (05§14) every coverage offset is below physical_rows: on a
+ * fragment of 4 rows (stated here, not read from a history) coverage {1, 3}
+ * (3 = physical_rows - 1) is accepted and kept, coverage {1, 4} (4 =
+ * physical_rows) is refused and leaves the fragment's overlays as they were.
+ * Both coverage forms: one shared bitmap, and field_coverage with the edge
+ * in the second field's bitmap. */
+static void test_FA_OVERLAY_3_coverage_offset_at_physical_rows_refused(void **state) {
+  (void)state;
+  char path[] = "data/overlay.lance";
+  int32_t fields[] = {2, 3};
+  for (int shared = 0; shared <= 1; shared++) {
+    for (uint32_t edge = 3; edge <= 4; edge++) {
+      lfa_fragment f = {.id = 7, .physical_rows = 4};
+      roaring_bitmap_t *lo = roaring_bitmap_of(1, 1), *hi = roaring_bitmap_of(2, 1, edge);
+      lfa_buf b_lo = {0}, b_hi = {0};
+      lfa_error err = {0};
+      assert_ok(lfa_bitmap_encode(&b_lo, lo, &err), &err);
+      assert_ok(lfa_bitmap_encode(&b_hi, hi, &err), &err);
+      Lance__Table__DataFile df = LANCE__TABLE__DATA_FILE__INIT;
+      df.path = path, df.n_fields = 2, df.fields = fields;
+      ProtobufCBinaryData per_field[] = {{b_lo.len, b_lo.data}, {b_hi.len, b_hi.data}};
+      Lance__Table__FieldCoverage fc = LANCE__TABLE__FIELD_COVERAGE__INIT;
+      fc.n_offset_bitmaps = 2, fc.offset_bitmaps = per_field;
+      Lance__Table__DataOverlayFile pb = LANCE__TABLE__DATA_OVERLAY_FILE__INIT;
+      pb.data_file = &df, pb.committed_version = 5;
+      if (shared) {
+        pb.coverage_case = LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_SHARED_OFFSET_BITMAP;
+        pb.shared_offset_bitmap = per_field[1];
+      } else {
+        pb.coverage_case = LANCE__TABLE__DATA_OVERLAY_FILE__COVERAGE_FIELD_COVERAGE;
+        pb.field_coverage = &fc;
+      }
+      lfa_status st = lfa_fragment_add_overlay(&f, &pb, &err);
+      if (edge < f.physical_rows) {
+        assert_ok(st, &err);
+        assert_int_equal(f.n_overlays, 1);
+        assert_true(roaring_bitmap_equals(f.overlays[0].coverage[shared ? 0 : 1], hi));
+      } else {
+        if (st == LFA_OK) fail_msg("coverage offset %" PRIu32 " of %s accepted; expected FA-OVERLAY-3", edge,
+                                   shared ? "shared_offset_bitmap" : "field_coverage");
+        assert_status(st, LFA_ERR_RULE, &err);
+        assert_rule(&err, "FA-OVERLAY-3");
+        assert_int_equal(f.n_overlays, 0);
+      }
+      lfa_fragment_free(&f);
+      lfa_buf_free(&b_lo), lfa_buf_free(&b_hi);
+      roaring_bitmap_free(lo), roaring_bitmap_free(hi);
+    }
+  }
+}
+
 static void test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules(void **state) {
   (void)state;
   history h;
@@ -330,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_FA_SEM_5_and_FA_TXN_12_writes_and_row_changes),
       cmocka_unit_test(test_FA_UPDATE_2_column_update_needs_offsets),
       cmocka_unit_test(test_FA_UPDATE_2_offset_at_physical_rows_refused),
+      cmocka_unit_test(test_FA_OVERLAY_3_coverage_offset_at_physical_rows_refused),
       cmocka_unit_test(test_FA_BITMAP_3_canonical_cells_at_the_edges),
       cmocka_unit_test(test_FA_TXN_8_FA_OP_6_FA_TXN_16_whole_transaction_rules),
   };
