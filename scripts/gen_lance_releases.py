@@ -126,6 +126,8 @@ def src(reg, sid):
         return f"{s['repo']}@{s['commit'][:10]}"
     if s["kind"] == "docs.rs":
         return f"[docs.rs]({s['url']})"
+    if s["kind"] == "release-notes":
+        return f"[release notes]({s['url']})"
     if s["kind"] == "measured":
         return "measured here"
     return "unconfirmed"
@@ -137,7 +139,7 @@ def cell(s):
 
 def markdown(reg):
     out = [BEGIN, "",
-           "Release lines (source: the upstream repository at a commit, listed in full under Sources, a docs.rs page, or measured here):", "",
+           "Release lines (source: the upstream repository at a commit, listed in full under Sources, a docs.rs page, upstream's release notes, or measured here):", "",
            "| line | release | date | source | what was checked |", "|---|---|---|---|---|"]
     for r in sorted(reg["releases"], key=lambda r: vkey(r["release"])):
         out.append(f"| {r['line']} | {r['release']} | {r['date'] or '?'} | {src(reg, r['source'])} | {cell(r['checked'])} |")
@@ -167,6 +169,8 @@ def markdown(reg):
             out.append(f"- `{sid}`: {s['repo']} at {s['commit']}, {', '.join(s['paths'])}")
         elif s["kind"] == "docs.rs":
             out.append(f"- `{sid}`: {s['url']}")
+        elif s["kind"] == "release-notes":
+            out.append(f"- `{sid}`: {s['url']} ({s['note']})")
         elif s["kind"] == "measured":
             out.append(f"- `{sid}`: measured here, {s['command']}")
         else:

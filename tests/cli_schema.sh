@@ -29,15 +29,17 @@ for f in tests/schema/*.observations.json; do
 done
 
 # The Lance release registry (02§7): the real one is valid and keeps its own
-# rules; a fact without a source, or an unconfirmed number given anyway, is
-# refused by the schema; an unknown source id or two overlapping meanings of
+# rules (its release-notes sources included); a fact without a source, an
+# unconfirmed number given anyway, a docs.rs source that is no docs.rs page,
+# or release notes that do not say what they show, is refused by the schema; an unknown source id or two overlapping meanings of
 # one number by the generator, which the build runs (so neither builds).
 R=conformance/schema/lance-releases.schema.json
 check "spec/lance-releases.json is valid and keeps its rules" bash -c "
   python3 scripts/check_schema.py $R spec/lance-releases.json &&
   python3 scripts/gen_lance_releases.py check spec/lance-releases.json >/dev/null"
-check "a registry fact without a source, or a guessed number, is invalid" schema --expect-invalid $R \
-  tests/schema/registry_field_without_source.json tests/schema/registry_unconfirmed_number_guessed.json
+check "a registry fact without a source, a guessed number, or a source of the wrong kind, is invalid" schema --expect-invalid $R \
+  tests/schema/registry_field_without_source.json tests/schema/registry_unconfirmed_number_guessed.json \
+  tests/schema/registry_docs_source_elsewhere.json tests/schema/registry_release_notes_without_note.json
 for f in unknown_source overlapping_numbers; do
   check "the generator refuses a registry with $f" bash -c "
     python3 scripts/gen_lance_releases.py c tests/schema/registry_$f.json '$tmp/r.c' 2>/dev/null; test \$? -eq 1 && ! test -e '$tmp/r.c'"

@@ -69,7 +69,7 @@ static void test_FA_LANCE_21_bits_by_first_release(void **state) {
   assert_string_equal(lfa_lance_bit_find(8)->words, "writer");
   assert_null(lfa_lance_bit_first_release(65536));
   assert_null(lfa_lance_bit_find((uint64_t)1 << 52));
-  const lfa_lance_bit *b = lfa_lance_bit_find(2048); /* two sources disagree on its name */
+  const lfa_lance_bit *b = lfa_lance_bit_find(2048); /* upstream revisions give it to five features */
   assert_non_null(b);
   assert_false(b->confirmed);
   assert_null(lfa_lance_bit_first_release(2048));
