@@ -3,11 +3,15 @@
  *
  * Each entry is a feature of a release after the two lfa is measured
  * against (8.0.0 and 12.0.0), from upstream's published sources, since no
- * release from 13 on installs here: lance-table feature_flags.rs (docs.rs
- * 13.0.0, 14.0.2) and upstream's versioning document for the bits; the
- * generated lance.table.rs and lance.transaction.rs (docs.rs 13.0.0 to
- * 15.0.0) for manifest field 22 (fragment_tree) and the Transaction
- * operation arm 116 (composite_operation). A version that uses one is
+ * release from 13 on installs here. spec/lance-releases.json records each
+ * number with its source and whether a release's own source confirms it
+ * (02§7.1): the bits from lance-table's feature_flags.rs (docs.rs 13.0.0,
+ * 14.0.2), manifest field 22 (fragment_tree) and the Transaction arm 116
+ * (composite_operation) from upstream revisions only, and bit 2048, which
+ * upstream revisions give to several features, as 13.0.0's pages do. Since
+ * each is reported as not checked, a number that turns out to mean another
+ * feature names the wrong feature but never passes or fails a version on
+ * it. A version that uses one is
  * reported as not checked for it, naming the feature and its release,
  * and everything else is still checked. The list is deliberately small
  * and local: the release registry may later supply the release names.
