@@ -34,7 +34,7 @@ import path from "node:path";
 import { api, isApiGap, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE] [--modules DIR] [--json FILE]",
-  ["release", "lfa", "work"]);
+  { required: ["release", "lfa", "work"], defaults: { markdown: "", modules: "", json: "" } });
 const { lancedb: L, lance: pinned, vectordb } = loadRelease(args.release, args.modules || null);
 let lance = pinned;
 const work = path.resolve(args.work);
@@ -189,7 +189,7 @@ for (const writerBitOnly of [false, true]) {
         }
         for (let k = tpl.tracked; k <= head; k++) {
           const e = lfa("eval", ds, "--field", "v", "--version", String(k), "--json");
-          require_(e.code === 0, `${marker} ${mode} ${op}: lfa eval of version ${k} (before the damage) fails: ${e.err.trim()}`);
+          require_(e.code === 0, `${marker} ${mode} ${op}: lfa eval of version ${k} (before the damage) fails: ${e.err}`);
         }
         cell.text = lost ? `committed, state lost: ${rules.join(", ")} at v${head + 1}${writer ? `, naming ${writer[0]}` : ""}`
           : ends ? "committed, tracking ends (no error)" : "committed, state kept (no error)";

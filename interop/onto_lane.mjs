@@ -32,14 +32,11 @@ import path from "node:path";
 import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/onto_lane.mjs --release lance12|lance8 --gen GEN_DIR --lfa LFA --work DIR",
-  ["release", "gen", "lfa", "work"]);
+  { required: ["release", "gen", "lfa", "work"] });
 const { lancedb, lance: lanceOf } = loadRelease(args.release);
 const started = Date.now();
 
-function lfa(...argv) {
-  const r = runLfa(args.lfa, argv);
-  return { ...r, err: r.err.trim() };
-}
+const lfa = (...argv) => runLfa(args.lfa, argv);
 
 function toNumber(x) {
   const n = typeof x === "bigint" ? Number(x) : x;
