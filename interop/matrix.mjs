@@ -31,7 +31,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { api, isApiGap, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { api, isApiGap, loadRelease, oneLine, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE] [--modules DIR] [--json FILE]",
   { required: ["release", "lfa", "work"], defaults: { markdown: "", modules: "", json: "" } });
@@ -47,7 +47,6 @@ function lfaOk(...a) {
   if (r.code !== 0) throw new Error(`lfa ${a.join(" ")}: exit ${r.code}: ${(r.err || r.out).trim().split("\n").pop()}`);
   return r.out;
 }
-const oneLine = (e) => String(e && e.message).split("\n")[0].slice(0, 200);
 
 // The older vectordb package wants a vector column in every table it creates.
 const rows = (lo, hi) => Array.from({ length: hi - lo }, (_, i) =>

@@ -28,7 +28,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/onto_race.mjs --release lance12|lance8 --lfa LFA --work DIR [--rounds N]",
   { required: ["release", "lfa", "work"], defaults: { rounds: "8" } });
@@ -46,7 +46,7 @@ async function lanceLoop(db, name, log) {
       await t.add(rows(k));
       log.lance.push(await t.version());
     } catch (e) {
-      const m = String(e.message).split("\n")[0];
+      const m = oneLine(e);
       if (/cannot be written by this version of Lance|conflict|retry/i.test(m)) log.lanceRefused++;
       else log.unclear.push(`Lance append: ${m.slice(0, 200)}`);
     }
@@ -101,7 +101,7 @@ async function lanceReadsAll(db, name, max, appendsUpTo, problems) {
       const n = await t.countRows(), want = ROWS * (1 + appendsUpTo(v));
       if (n !== want) problems.push(`Lance at version ${v}: countRows ${n}, ${want} from the appends`);
     } catch (e) {
-      problems.push(`Lance cannot read version ${v}: ${String(e.message).split("\n")[0]}`);
+      problems.push(`Lance cannot read version ${v}: ${oneLine(e)}`);
     }
   }
 }

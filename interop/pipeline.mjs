@@ -7,7 +7,7 @@
 //   node interop/pipeline.mjs --read DIR    Lance's countRows(), then one
 //                                           append attempted: "append: written"
 //                                           or "append: refused: <message>"
-import { loadRelease, parseArgs } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs } from "./lane_util.mjs";
 
 const USAGE = "node interop/pipeline.mjs --write DIR | --read DIR";
 const args = parseArgs(USAGE, { defaults: { write: "", read: "" } });
@@ -37,6 +37,6 @@ if (args.write) {
     await t.add(rows(3 * FRAG, 3 * FRAG + 10));
     console.log("append: written");
   } catch (e) {
-    console.log(`append: refused: ${String(e.message || e).split("\n")[0]}`);
+    console.log(`append: refused: ${oneLine(e)}`);
   }
 }

@@ -29,7 +29,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { loadRelease, parseArgs, runLfa, s3Difference, s3Env, s3Tree } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs, runLfa, s3Difference, s3Env, s3Tree } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/s3_lane.mjs --release R --lfa BIN --work DIR --endpoint URL [--proxy URL]",
   { required: ["release", "lfa", "work", "endpoint"], defaults: { proxy: "" } });
@@ -148,7 +148,7 @@ try {
     for (let i = 0; i < 120; i++) await t.add(rows(10 + i, 11 + i, "h"));
   });
 } catch (e) {
-  console.log(`s3 lane ${args.release}: Lance could not write to the S3 server: ${String(e.message || e).split("\n")[0]}`);
+  console.log(`s3 lane ${args.release}: Lance could not write to the S3 server: ${oneLine(e)}`);
   process.exit(1);
 }
 
