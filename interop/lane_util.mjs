@@ -84,13 +84,13 @@ function lanceOfBinary(nm) {
 }
 
 // The release's packages: @lancedb/lancedb and apache-arrow from
-// interop/<release>/node_modules, or from `modules`, a node_modules folder
-// the release sweep installed (which may hold the older vectordb package
+// interop/<release>/node_modules, or (`release` then only a label) from
+// `modules`, a node_modules folder the release sweep installed (which may hold the older vectordb package
 // instead), with their versions and the Lance version embedded: the one
 // the pin states, else the native module's (null for a swept release
 // without one: its tables name it). Throws Fatal when they are missing.
 export function loadRelease(release, modules = null) {
-  if (!/^[A-Za-z0-9_.-]+$/.test(release || "")) throw new Fatal(`bad release name '${release}'`);
+  if (!modules && !/^[A-Za-z0-9_.-]+$/.test(release || "")) throw new Fatal(`bad release name '${release}' (a folder of interop/)`);
   const nm = modules ? path.resolve(modules) : path.join(HERE, release, "node_modules");
   const pkg = modules && !fs.existsSync(path.join(nm, "@lancedb", "lancedb")) ? "vectordb" : "@lancedb/lancedb";
   const version = (name) => {
