@@ -45,6 +45,7 @@
  *   design_compare [--smoke] [--fragments N] [--rows N]
  */
 #include "bench_util.h"
+#include "design_states.h" /* the states, shared with interop/design_compare_lance.mjs */
 
 #include "lfa/bits.h"
 #include "lfa/bitmap.h"
@@ -63,7 +64,6 @@ enum {
   PAGE_META = 64,        /* estimate: page layout, buffer offsets and sizes in the column metadata */
   INDEX_FILE_META = 512, /* estimate: Lance file footer (40), schema, column metadata, offsets of 2 rows */
   TREEMAP_ENTRY = 8,     /* u32 fragment id + u32 bitmap size */
-  UPDATE_ROWS = 1000,
   COMPACT_FRAGMENTS = 10
 };
 static const uint64_t COMPACT_TARGET = 1024 * 1024;
@@ -522,7 +522,7 @@ static void op_update(table *t, const char *state, const char *op, size_t first,
                       double fraction, scratch *s) {
   table u = table_copy(t);
   bool *touched = must(calloc(t->n + 1, sizeof(bool)));
-  uint64_t rng = 77;
+  uint64_t rng = DESIGN_UPDATE_SEED;
   roaring_bitmap_t **add = must(calloc(t->n + 1, sizeof *add));
   if (fraction > 0) { /* each row of the span with probability `fraction`, offsets in order */
     uint64_t below = (uint64_t)(fraction * 18446744073709551616.0);
@@ -657,16 +657,16 @@ int main(int argc, char **argv) {
   scratch s = {must(calloc(2 * COMPACT_TARGET / 8 + rows / 8 + 16, 1)),
                must(calloc(2 * COMPACT_TARGET / BLOCK_VALUES + rows / BLOCK_VALUES + 2, sizeof(uint64_t)))};
   bool ok = true;
-  const double densities[] = {0.001, 0.1, 0.5, 0.9, 0.999};
+  const double densities[] = {DESIGN_DENSITIES};
   for (int u = 0; u < 2; u++) {
     table t = make_state(fragments, rows, RANDOM, u, 1);
     ok = metadata(&t, RANDOM, u, "", &s) && ok;
     table_free(&t);
   }
   for (int p = RANDOM; p <= CLUSTERED_FRAGMENT; p++)
-    for (size_t d = 0; d < 5; d++) {
+    for (size_t d = 0; d < sizeof densities / sizeof *densities; d++) {
       if (smoke && d % 2 == 1) continue;
-      table t = make_state(fragments, rows, (pattern)p, densities[d], 1000 + d);
+      table t = make_state(fragments, rows, (pattern)p, densities[d], DESIGN_RANDOM_SEED + d);
       ok = metadata(&t, (pattern)p, densities[d], "", &s) && ok;
       table_free(&t);
     }
@@ -681,8 +681,8 @@ int main(int argc, char **argv) {
     char name[96];
     state_name(name, sizeof name, bases[b].p, bases[b].d);
     table t = make_state(fragments, rows, bases[b].p, bases[b].d, 2000 + b);
-    op_update(&t, name, "update of 10^3 rows in one fragment", 0, 1, UPDATE_ROWS, 0, &s);
-    op_update(&t, name, "update of 10^3 rows across the table", 0, t.n, UPDATE_ROWS, 0, &s);
+    op_update(&t, name, "update of 10^3 rows in one fragment", 0, 1, DESIGN_UPDATE_ROWS, 0, &s);
+    op_update(&t, name, "update of 10^3 rows across the table", 0, t.n, DESIGN_UPDATE_ROWS, 0, &s);
     op_update(&t, name, "update of 10% of the rows", 0, t.n, 0, 0.1, &s);
     op_append(&t, name, &s);
     op_compact(&t, name, &s);

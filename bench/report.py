@@ -302,7 +302,7 @@ def targets_summary(rows):
 # Every target of the issue the benchmarks answer, in the table's order, with
 # the direction its threshold is read in. A target no line of the run
 # carries is shown as "not measured", never dropped. alt_real_* stands for
-# one line per comparison interop/alt_real.mjs measures.
+# one line per comparison interop/design_compare_lance.mjs measures.
 TARGETS = [
     ("remap_vs_memcpy", "<="), ("remap_vs_naive", ">="), ("materialize_vs_memcpy", ">="),
     ("verify_newest_commit", None), ("verify_vs_lance", None), ("verify_vs_decode", None),

@@ -30,101 +30,15 @@
 // Nothing in expected.json about rows is computed by this script.
 
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-import { api, isApiGap, lanceOf } from "./lane_util.mjs";
+import { api, Fatal, isApiGap, loadRelease, oneLine, parseArgs } from "./lane_util.mjs";
 
 const T_START = performance.now();
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-
-// ---------------------------------------------------------------- failures
-
-class Fatal extends Error {}
-
-function oneLine(e) {
-  const s = e && e.message !== undefined ? String(e.message) : String(e);
-  return s.split("\n")[0].replace(/\s+/g, " ").trim().slice(0, 400);
-}
 
 function fail(msg) {
   throw new Fatal(msg);
-}
-
-// ---------------------------------------------------------------- arguments
-
-function parseArgs(argv) {
-  const a = { release: null, out: null, quick: false, mixTool: null, modules: null, core: false };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    if (k === "--release") a.release = argv[++i];
-    else if (k === "--out") a.out = argv[++i];
-    else if (k === "--quick") a.quick = true;
-    else if (k === "--mix-tool") a.mixTool = argv[++i];
-    else if (k === "--modules") a.modules = argv[++i];
-    else if (k === "--core") a.core = true;
-    else if (k === "-h" || k === "--help") {
-      process.stdout.write(
-        "usage: node interop/generate.mjs --release lance12|lance8 --out DIR [--quick] [--mix-tool PATH]\n");
-      process.exit(0);
-    } else fail(`unknown argument '${k}' (usage: --release R --out DIR [--quick])`);
-  }
-  if (!a.release) fail("missing --release (lance12 or lance8)");
-  if (!/^[A-Za-z0-9_.-]+$/.test(a.release)) fail(`bad release name '${a.release}'`);
-  if (!a.out) fail("missing --out DIR");
-  return a;
-}
-
-// ---------------------------------------------------------------- loading
-
-function loadRelease(release, modules) {
-  const nm = modules ? path.resolve(modules) : path.join(HERE, release, "node_modules");
-  const pkg = modules && !fs.existsSync(path.join(nm, "@lancedb", "lancedb")) ? "vectordb" : "@lancedb/lancedb";
-  const pkgJson = path.join(nm, ...pkg.split("/"), "package.json");
-  const arrowJson = path.join(nm, "apache-arrow", "package.json");
-  if (!fs.existsSync(pkgJson))
-    fail(`release '${release}' is not installed: ${pkgJson} missing (run scripts/peers.sh)`);
-  if (!fs.existsSync(arrowJson))
-    fail(`release '${release}' is not installed: ${arrowJson} missing (run scripts/peers.sh)`);
-  const req = createRequire(path.join(nm, "__lfa_interop__.js"));
-  let lancedb, arrow;
-  try {
-    lancedb = req(pkg);
-    arrow = req("apache-arrow");
-  } catch (e) {
-    fail(`cannot load the packages of '${release}': ${oneLine(e)}`);
-  }
-  const lancedbVersion = JSON.parse(fs.readFileSync(pkgJson, "utf8")).version;
-  const arrowVersion = JSON.parse(fs.readFileSync(arrowJson, "utf8")).version;
-  // The package does not expose the embedded Lance version; use the one
-  // the pin states, else read the crate path compiled into the native module.
-  let lance = modules ? null : lanceOf(release);
-  let lanceSource = "package.json";
-  if (!lance) {
-    lance = lanceVersionFromBinary(nm);
-    lanceSource = "native module";
-  }
-  // a swept release's tables name their Lance (writer_version)
-  if (!lance && !modules) fail(`unknown Lance version for @lancedb/lancedb ${lancedbVersion}`);
-  return { lancedb, arrow, lancedbVersion, arrowVersion, lance, lanceSource, pkg };
-}
-
-function lanceVersionFromBinary(nm) {
-  const dir = path.join(nm, "@lancedb");
-  if (!fs.existsSync(dir)) return null;
-  for (const d of fs.readdirSync(dir)) {
-    if (!d.startsWith("lancedb-") && !d.startsWith("vectordb-")) continue;
-    for (const f of fs.readdirSync(path.join(dir, d))) {
-      if (!f.endsWith(".node")) continue;
-      const buf = fs.readFileSync(path.join(dir, d, f));
-      const m = /\/lance-(\d+\.\d+\.\d+)\/src\//.exec(buf.toString("latin1"));
-      if (m) return m[1];
-    }
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------- disk views
@@ -1085,7 +999,9 @@ function renderExpected(doc) {
 }
 
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs("node interop/generate.mjs --release lance12|lance8 --out DIR [--quick] [--mix-tool PATH]\n" +
+    "       node interop/generate.mjs --release LABEL --modules DIR --out DIR --core",
+  { required: ["release", "out"], defaults: { "mix-tool": null, modules: null }, flags: ["quick", "core"] });
   const lib = loadRelease(args.release, args.modules);
   const outAbs = path.resolve(args.out);
   prepareOut(outAbs);
@@ -1093,7 +1009,7 @@ async function main() {
   await g.connect();
 
   if (args.core) await g.core();
-  else await g.all(args.mixTool);
+  else await g.all(args["mix-tool"]);
 
   const kinds = deletionKinds(path.join(outAbs, "db"));
   const missing = ["arrow", "bin"].filter((k) => kinds[k] === 0);

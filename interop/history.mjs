@@ -22,7 +22,7 @@ import path from "node:path";
 import { loadRelease, parseArgs } from "./lane_util.mjs";
 
 const USAGE = "node interop/history.mjs --release R (--out DIR --commits N | --open DIR/hist.lance)";
-const args = parseArgs(USAGE, ["release"]);
+const args = parseArgs(USAGE, { required: ["release"], defaults: { out: "", commits: "", open: "" } });
 const { lancedb } = loadRelease(args.release);
 
 function rows(from, n) {

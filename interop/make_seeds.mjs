@@ -1,24 +1,16 @@
 // make_seeds.mjs: small files written by a released Lance, for the fuzz
 // corpora and the reader unit tests (corpus/*/lance-<release>-*).
-//   node interop/make_seeds.mjs lance12|lance8 OUT_DIR
+//   node interop/make_seeds.mjs --release lance12|lance8 --out OUT_DIR
 // Writes two tiny tables into OUT_DIR (address row ids and stable row ids),
 // each with a few-row delete (an .arrow deletion file) and a delete of more
 // than 5,000 rows in one fragment (a .bin deletion file), an update and a
 // compaction. scripts/real_seeds.sh picks the files out of them.
-import { createRequire } from "node:module";
-import path from "node:path";
-import url from "node:url";
+import { loadRelease, parseArgs } from "./lane_util.mjs";
 
-const [release, out] = process.argv.slice(2);
-if (!release || !out) {
-  console.error("usage: node interop/make_seeds.mjs lance12|lance8 OUT_DIR");
-  process.exit(2);
-}
-const here = path.dirname(url.fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, release, "package.json"));
-const lancedb = require("@lancedb/lancedb");
+const args = parseArgs("node interop/make_seeds.mjs --release lance12|lance8 --out OUT_DIR", { required: ["release", "out"] });
+const { lancedb } = loadRelease(args.release);
 
-const db = await lancedb.connect(out);
+const db = await lancedb.connect(args.out);
 for (const stable of [false, true]) {
   const rows = Array.from({ length: 6000 }, (_, i) => ({ id: i, v: `v${i}` }));
   const t = await db.createTable(stable ? "stable" : "address", rows, {

@@ -31,10 +31,10 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { api, isApiGap, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { api, isApiGap, loadRelease, oneLine, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/matrix.mjs --release lance12|lance8 --lfa LFA --work DIR [--markdown FILE] [--modules DIR] [--json FILE]",
-  ["release", "lfa", "work"]);
+  { required: ["release", "lfa", "work"], defaults: { markdown: "", modules: "", json: "" } });
 const { lancedb: L, lance: pinned, vectordb } = loadRelease(args.release, args.modules || null);
 let lance = pinned;
 const work = path.resolve(args.work);
@@ -47,7 +47,6 @@ function lfaOk(...a) {
   if (r.code !== 0) throw new Error(`lfa ${a.join(" ")}: exit ${r.code}: ${(r.err || r.out).trim().split("\n").pop()}`);
   return r.out;
 }
-const oneLine = (e) => String(e && e.message).split("\n")[0].slice(0, 200);
 
 // The older vectordb package wants a vector column in every table it creates.
 const rows = (lo, hi) => Array.from({ length: hi - lo }, (_, i) =>
@@ -189,7 +188,7 @@ for (const writerBitOnly of [false, true]) {
         }
         for (let k = tpl.tracked; k <= head; k++) {
           const e = lfa("eval", ds, "--field", "v", "--version", String(k), "--json");
-          require_(e.code === 0, `${marker} ${mode} ${op}: lfa eval of version ${k} (before the damage) fails: ${e.err.trim()}`);
+          require_(e.code === 0, `${marker} ${mode} ${op}: lfa eval of version ${k} (before the damage) fails: ${e.err}`);
         }
         cell.text = lost ? `committed, state lost: ${rules.join(", ")} at v${head + 1}${writer ? `, naming ${writer[0]}` : ""}`
           : ends ? "committed, tracking ends (no error)" : "committed, state kept (no error)";

@@ -29,17 +29,14 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/onto_lane.mjs --release lance12|lance8 --gen GEN_DIR --lfa LFA --work DIR",
-  ["release", "gen", "lfa", "work"]);
+  { required: ["release", "gen", "lfa", "work"] });
 const { lancedb, lance: lanceOf } = loadRelease(args.release);
 const started = Date.now();
 
-function lfa(...argv) {
-  const r = runLfa(args.lfa, argv);
-  return { ...r, err: r.err.trim() };
-}
+const lfa = (...argv) => runLfa(args.lfa, argv);
 
 function toNumber(x) {
   const n = typeof x === "bigint" ? Number(x) : x;
@@ -100,7 +97,7 @@ async function lanceReadsBack(dsDir, name, ds, head, extra, problems) {
       last = { schema: schemaText(await table.schema()), rows };
       read++;
     } catch (e) {
-      problems.push(`Lance at version ${v}: ${String(e.message).split("\n")[0]}`);
+      problems.push(`Lance at version ${v}: ${oneLine(e)}`);
       last = { schema: null, rows: [] };
     }
   }
@@ -132,7 +129,7 @@ async function refusesToOpen(dsDir, name, problems) {
     problems.push("Lance opened the version with the reader bit");
   } catch (e) {
     if (!/cannot be read by this version of Lance/.test(String(e.message)))
-      problems.push(`Lance refused the reader bit with something other than its feature-flag error: ${String(e.message).split("\n")[0]}`);
+      problems.push(`Lance refused the reader bit with something other than its feature-flag error: ${oneLine(e)}`);
   }
 }
 

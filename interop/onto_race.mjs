@@ -25,27 +25,16 @@
 // verifier's to name (FA-FLAG-6), at a version Lance wrote; it is not a
 // lost version. Exit 1 on any lost, replaced or unreadable version, an
 // unclear failure, or a verifier error at a version lfa wrote.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs, runLfa } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/onto_race.mjs --release lance12|lance8 --lfa LFA --work DIR [--rounds N]",
-  ["release", "lfa", "work"], { rounds: "8" });
+  { required: ["release", "lfa", "work"], defaults: { rounds: "8" } });
 const { lancedb, lance: lanceOf } = loadRelease(args.release);
 const APPENDS = 12, ROWS = 10;
 const started = Date.now();
-
-function lfaAsync(argv) {
-  return new Promise((resolve) => {
-    const p = spawn(args.lfa, argv);
-    let out = "", err = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.stderr.on("data", (d) => (err += d));
-    p.on("close", (code) => resolve({ code, out, err: err.trim() }));
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const rows = (k) => Array.from({ length: ROWS }, (_, i) => ({ id: k * ROWS + i, v: `r${k}-${i}` }));
@@ -57,7 +46,7 @@ async function lanceLoop(db, name, log) {
       await t.add(rows(k));
       log.lance.push(await t.version());
     } catch (e) {
-      const m = String(e.message).split("\n")[0];
+      const m = oneLine(e);
       if (/cannot be written by this version of Lance|conflict|retry/i.test(m)) log.lanceRefused++;
       else log.unclear.push(`Lance append: ${m.slice(0, 200)}`);
     }
@@ -67,7 +56,7 @@ async function lanceLoop(db, name, log) {
 async function lfaLoop(dsDir, delay, log) {
   await sleep(delay);
   const commit = async (argv) => {
-    const r = await lfaAsync(argv);
+    const r = await runLfa(args.lfa, argv, { async: true });
     const m = /committed version (\d+)/.exec(r.out);
     const again = /(\d+) attempts\)/.exec(r.out);
     if (again) log.lfaReplanned += Number(again[1]) - 1;
@@ -87,7 +76,7 @@ async function lfaLoop(dsDir, delay, log) {
 
 function checkRound(db, name, dsDir, log, problems) {
   const d = runLfa(args.lfa, ["dump", "--json", dsDir]);
-  if (d.code !== 0) return problems.push(`lfa dump exit ${d.code}: ${d.err.trim()}`), null;
+  if (d.code !== 0) return problems.push(`lfa dump exit ${d.code}: ${d.err}`), null;
   const versions = JSON.parse(d.out).versions;
   const op = new Map(versions.map((v) => [v.version, v.operation]));
   const max = Math.max(...op.keys());
@@ -112,7 +101,7 @@ async function lanceReadsAll(db, name, max, appendsUpTo, problems) {
       const n = await t.countRows(), want = ROWS * (1 + appendsUpTo(v));
       if (n !== want) problems.push(`Lance at version ${v}: countRows ${n}, ${want} from the appends`);
     } catch (e) {
-      problems.push(`Lance cannot read version ${v}: ${String(e.message).split("\n")[0]}`);
+      problems.push(`Lance cannot read version ${v}: ${oneLine(e)}`);
     }
   }
 }

@@ -24,7 +24,7 @@ import path from "node:path";
 import { HERE, loadRelease, parseArgs } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/probe_flags.mjs --release lance12|lance8 --set-flags TOOL --work DIR",
-  ["release", "set-flags", "work"]);
+  { required: ["release", "set-flags", "work"] });
 const { lancedb, lance: lanceOf } = loadRelease(args.release);
 
 // The §7 table: bit -> the cell of this release's column.

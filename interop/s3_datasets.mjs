@@ -28,31 +28,21 @@
 // Prints one summary line (datasets, comparisons, branches checked, time);
 // exit 1 on any difference, with its first lines, or when no dataset was
 // found.
-import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { HERE, parseArgs, s3Difference } from "./lane_util.mjs";
+import { Fatal, parseArgs, runLfa, s3Difference, s3Env, s3Tree } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/s3_datasets.mjs --lfa BIN --endpoint URL --gen DIR[,DIR...]",
-  ["lfa", "endpoint", "gen"]);
+  { required: ["lfa", "endpoint", "gen"] });
 const T0 = performance.now();
 const BUCKET = "lfa";
 const LFA_PARALLEL = 3; // lfa runs at once: s3rver is one process, the machine 2 cores
-const env = {
-  ...process.env, AWS_ENDPOINT_URL: args.endpoint, AWS_ALLOW_HTTP: "true", AWS_ACCESS_KEY_ID: "S3RVER",
-  AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1",
-};
 const OFF_STORE = "is not on the object store the dataset is on";
 const failures = [];
 const differ = (what, detail) => failures.push(`${what}: ${detail}`.slice(0, 600));
 
-function lfa(argv) {
-  return new Promise((resolve) => {
-    execFile(args.lfa, argv, { env, encoding: "utf8", maxBuffer: 1 << 28 }, (e, out, err) =>
-      resolve({ code: e ? (typeof e.code === "number" ? e.code : -1) : 0, out: out || "", err: err || "" }));
-  });
-}
+const lfa = (argv) => runLfa(args.lfa, argv, { env: s3Env(args.endpoint), async: true });
 
 // Every directory under `root` holding _versions/, as paths relative to root.
 function datasets(root, rel = "") {
@@ -124,10 +114,11 @@ for (const gen of args.gen.split(",")) {
     process.exit(1);
   }
   const found = datasets(gen);
-  const put = spawnSync("node", [path.join(HERE, "s3", "tree.mjs"), "put", args.endpoint, BUCKET, release, gen],
-    { encoding: "utf8" });
-  if (put.status !== 0) {
-    console.log(`s3 datasets: uploading ${gen} failed: ${(put.stderr || "").trim().split("\n")[0]}`);
+  try {
+    s3Tree("put", args.endpoint, BUCKET, release, gen);
+  } catch (e) {
+    if (!(e instanceof Fatal)) throw e;
+    console.log(`s3 datasets: uploading ${gen}: ${e.message}`);
     process.exit(1);
   }
   perRelease.push(`${release} ${found.length}`);

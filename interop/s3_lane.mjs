@@ -26,27 +26,20 @@
 //    Lance reads the table back through S3 as before, and `lfa eval --json`
 //    and `lfa verify --json` give the same bytes on s3:// and on a new copy.
 // Prints one summary line; exit 1 on any difference, with its first lines.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 
-import { HERE, loadRelease, parseArgs, s3Difference } from "./lane_util.mjs";
+import { loadRelease, oneLine, parseArgs, runLfa, s3Difference, s3Env, s3Tree } from "./lane_util.mjs";
 
 const args = parseArgs("node interop/s3_lane.mjs --release R --lfa BIN --work DIR --endpoint URL [--proxy URL]",
-  ["release", "lfa", "work", "endpoint"]);
+  { required: ["release", "lfa", "work", "endpoint"], defaults: { proxy: "" } });
 const T0 = performance.now();
-const { lancedb: L, lance } = loadRelease(args.release);
-const A = createRequire(path.join(HERE, args.release, "package.json"))("apache-arrow");
+const { lancedb: L, arrow: A, lance } = loadRelease(args.release);
 const BUCKET = "lfa", DB = `s3://${BUCKET}/db`;
 const storageOptions = {
   aws_endpoint: args.endpoint, allow_http: "true", aws_access_key_id: "S3RVER", aws_secret_access_key: "S3RVER",
   aws_region: "us-east-1",
 };
-const lfaEnv = (ep) => ({
-  ...process.env, AWS_ENDPOINT_URL: ep, AWS_ALLOW_HTTP: "true", AWS_ACCESS_KEY_ID: "S3RVER",
-  AWS_SECRET_ACCESS_KEY: "S3RVER", AWS_REGION: "us-east-1",
-});
 fs.rmSync(args.work, { recursive: true, force: true });
 fs.mkdirSync(args.work, { recursive: true });
 
@@ -155,25 +148,14 @@ try {
     for (let i = 0; i < 120; i++) await t.add(rows(10 + i, 11 + i, "h"));
   });
 } catch (e) {
-  console.log(`s3 lane ${args.release}: Lance could not write to the S3 server: ${String(e.message || e).split("\n")[0]}`);
+  console.log(`s3 lane ${args.release}: Lance could not write to the S3 server: ${oneLine(e)}`);
   process.exit(1);
 }
 
-function runWith(ep, argv) {
-  const r = execFileSyncSafe(args.lfa, argv, lfaEnv(ep));
-  return r;
-}
-function execFileSyncSafe(bin, argv, env) {
-  try {
-    return { code: 0, out: execFileSync(bin, argv, { env, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] }) };
-  } catch (e) {
-    return { code: e.status, out: e.stdout || "", err: e.stderr || "" };
-  }
-}
+const runWith = (ep, argv) => runLfa(args.lfa, argv, { env: s3Env(ep) });
 function copyDown(name, dir) {
   fs.rmSync(dir, { recursive: true, force: true });
-  execFileSync("node", [path.join(HERE, "s3", "tree.mjs"), "get", args.endpoint, BUCKET, `db/${name}.lance`, dir],
-    { stdio: ["ignore", "ignore", "inherit"] });
+  s3Tree("get", args.endpoint, BUCKET, `db/${name}.lance`, dir);
 }
 // lfa ARGV on the s3:// URL (through `ep`) and on the local copy: the same
 // exit status and bytes, the URL read as the copy's path.

@@ -11,7 +11,7 @@
 #   bench/results/*.svg           plots (root bytes per append, verify time per commit)
 # With the Lance 12 peer installed (scripts/peers.sh), the alternative (a
 # Boolean column plus a BITMAP index) is also built for real at 10^6 rows
-# beside field-assignment state on the same rows (interop/alt_real.mjs,
+# beside field-assignment state on the same rows (interop/design_compare_lance.mjs,
 # about 10 more minutes; LFA_ALT_ROWS picks another size, a multiple of
 # 62500); without the peer, or with LFA_SKIP_LANCE=1, that step is skipped
 # and says why (a "meta_skip" line in the results too).
@@ -103,7 +103,7 @@ fi
 # The alternative on real Lance 12, measured side by side (one Lance job at a time).
 alt_skip=""
 if [ -n "$smoke" ]; then
-  alt_skip="--smoke (tests/alt_real_smoke.sh runs it at 10^4 rows)"
+  alt_skip="--smoke (tests/design_compare_lance_smoke.sh runs it at 10^4 rows)"
 elif [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
   alt_skip="LFA_SKIP_LANCE=1"
 elif ! command -v node >/dev/null; then
@@ -116,8 +116,8 @@ if [ -n "$alt_skip" ]; then
   printf '{"bench": "meta_skip", "program": "alt_real", "reason": "%s"}\n' "$alt_skip" >>"$tmp"
 else
   t0=$SECONDS
-  echo "== alt_real (interop/alt_real.mjs, Lance 12, ${LFA_ALT_ROWS:-1000000} rows)" >&2
-  if nice node interop/alt_real.mjs --release lance12 --lfa "$build/lfa" --work "$build/alt_real" \
+  echo "== alt_real (interop/design_compare_lance.mjs, Lance 12, ${LFA_ALT_ROWS:-1000000} rows)" >&2
+  if nice node interop/design_compare_lance.mjs --release lance12 --lfa "$build/lfa" --work "$build/alt_real" \
        --rows "${LFA_ALT_ROWS:-1000000}" --fragment-rows 62500 --model "$build/bench/design_compare" \
        --materialize "$build/bench/materialize" --out "$tmp.alt"; then
     cat "$tmp.alt" >>"$tmp"
@@ -166,7 +166,7 @@ if [ -n "$smoke" ]; then
 fi
 python3 bench/report.py --readme "$tmp" README.md || exit 2
 if grep -q '"bench": *"alt_real"' "$tmp"; then
-  { echo; node interop/alt_real.mjs --markdown "$tmp"; } >>"$out/results.md" || exit 2
+  { echo; node interop/design_compare_lance.mjs --markdown "$tmp"; } >>"$out/results.md" || exit 2
 fi
 mv "$tmp" "$out/results.jsonl"
 trap - EXIT

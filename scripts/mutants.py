@@ -58,7 +58,7 @@ COLUMNS = ["id", "layer", "file", "requirement", "original", "replacement", "sam
 # The fast subset: every ctest but these (the real-Lance and S3 lanes, the
 # depth-3 explorer, the browser, the install test, the benches and this
 # suite's own tests).
-FAST_EXCLUDE = (r"^(lance_lane_|s3_lane_|cli_s3$|alt_real_smoke$|explore_depth3_|report_browser$|"
+FAST_EXCLUDE = (r"^(lance_lane_|s3_lane_|cli_s3$|design_compare_lance_smoke$|explore_depth3_|report_browser$|"
                 r"install_consumer$|bench_|mutants_)")
 LAYERS = ["base", "format", "model", "io", "mutate", "commit", "write", "query", "cleanup",
           "verify", "harness", "report", "cli"]

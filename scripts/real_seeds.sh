@@ -26,7 +26,7 @@ for release in lance12:12.0.0 lance8:8.0.0; do
   dir=${release%%:*} version=${release#*:}
   [ -d "interop/$dir/node_modules/@lancedb/lancedb" ] ||
     { echo "real_seeds.sh: interop/$dir is not installed (npm install there)" >&2; exit 1; }
-  node interop/make_seeds.mjs "$dir" "$work/$dir" 2>/dev/null
+  node interop/make_seeds.mjs --release "$dir" --out "$work/$dir" 2>/dev/null
   for table in address stable; do
     t="$work/$dir/$table.lance" p="real-lance-$version-$table"
     pick decode_deletion_arrow "$p-3-deleted.arrow" "$(ls "$t"/_deletions/0-1-*.arrow)"

@@ -13,7 +13,7 @@
 if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then echo "pipeline acceptance: skipped because LFA_SKIP_LANCE=1"; exit 77; fi
 [ -f interop/lance12/node_modules/@lancedb/lancedb/package.json ] ||
   { echo "FAIL: the Lance 12 peer is not installed (interop/lance12/node_modules; run scripts/peers.sh)"; exit 1; }
-node interop/pipeline.mjs write "$tmp/db" >"$tmp/w.out" 2>&1 || { cat "$tmp/w.out"; echo "FAIL: Lance 12 wrote no table"; exit 1; }
+node interop/pipeline.mjs --write "$tmp/db" >"$tmp/w.out" 2>&1 || { cat "$tmp/w.out"; echo "FAIL: Lance 12 wrote no table"; exit 1; }
 t="$tmp/db/t.lance"
 addr() { echo $((($1 << 32) | $2)); }
 { for o in $(seq 2000 19999); do addr 0 "$o"; done
@@ -38,7 +38,7 @@ check "dump agrees: fragment 2 has 8000 of 20000 live rows assigned" sh -c "'$lf
 flag2=$("$lfa" verify "$t" | grep 'warning FA-FLAG-2' | sed 's/ _versions.*//' | tr '\n' ' ')
 check "verify: FA-FLAG-2 once, at 5 where the policy starts" test "$flag2" = "version 5: warning FA-FLAG-2 "
 check "verify: no error" sh -c "'$lfa' verify '$t' | tail -1 | grep -q ': 0 errors, 1 warning'"
-node interop/pipeline.mjs read "$tmp/db" >"$tmp/r.out" 2>&1
+node interop/pipeline.mjs --read "$tmp/db" >"$tmp/r.out" 2>&1
 check "Lance 12 still reads the 58,000 rows" grep -qx "rows 58000" "$tmp/r.out"
 check "... and refuses to write the tracked table (no lfa untrack yet)" grep -q "^append: refused" "$tmp/r.out"
 finish

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// interop/alt_real.mjs: the alternative to field assignment (a Boolean
-// column plus a BITMAP scalar index, B§5) built for real with a pinned Lance,
-// side by side with field assignment state built by lfa on the same rows.
+// interop/design_compare_lance.mjs: bench/design_compare's comparison on
+// real Lance tables: the alternative to field assignment (a Boolean column
+// plus a BITMAP scalar index, B§5) built by a pinned Lance, side by side
+// with field assignment state built by lfa on the same rows.
 //
-//   node interop/alt_real.mjs --release lance12 --lfa LFA --work DIR
+//   node interop/design_compare_lance.mjs --release lance12 --lfa LFA --work DIR
 //        [--rows N] [--fragment-rows N] [--states S,S...] [--reps N]
 //        [--out FILE] [--model DESIGN_COMPARE] [--materialize MATERIALIZE] [--smoke]
+//   node interop/design_compare_lance.mjs --targets JSONL | --markdown JSONL
 //
-// Every state of design_compare (bench/design_compare.c) is made by the same
-// generator and seeds: 0%, 100%, random 0.1/10/50/90% (each row on its own,
-// xorshift64* seeded 1000 + the density's index) and clustered 50% (the
-// first half of the table in table order). For each state:
+// Every state is one of design_compare's, drawn from bench/design_states.json
+// by the same generator (bench_rand's xorshift64*) and seeds: 0%, 100%,
+// random 0.1/10/50/90% (each row on its own) and clustered 50% (the first
+// half of the table in table order). For each state:
 //
 //   alt   a table (id, f, flag) with flag holding the state, then a BITMAP
 //         index on flag (Lance writes both);
@@ -26,7 +28,7 @@
 //               manifest (field 22, located in the file) plus the root and
 //               bitmaps the newest version reaches (older commits' objects
 //               removed by `lfa cleanup` first).
-//   update      1000 random rows (design_compare's update draw, seed 77)
+//   update      1000 random rows (design_compare's update draw)
 //               set to false: Lance's update of flag, plus rebuilding the
 //               index so it covers the rewritten rows again, against one
 //               `lfa invalidate` of the same rows. Every byte of every file
@@ -60,18 +62,16 @@
 // Lance at run time.
 //
 // Output: one JSON line per comparison (--out, default stdout), shaped like
-// bench/results/results.jsonl: "bench": "alt_real", "target" the name
+// bench/results/results.jsonl (its results keep their first name, alt_real): "bench": "alt_real", "target" the name
 // alt_real_<measure>_<state>_<rows>, "ratio" (ours / alternative),
 // "threshold", "met" (and "target_met", the key bench/report.py reads), and a
 // "reason" when lost. --model runs design_compare at the same geometry and
 // puts the model's ratio beside each measured one ("model_ratio").
 
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 
-import { HERE, lanceOf, parseArgs, runLfa } from "./lane_util.mjs";
+import { HERE, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
 
 // The line of the targets table (bench/results/results.jsonl, the README's
 // Performance table) that an alt_real line makes: {"bench": "targets",
@@ -85,20 +85,31 @@ function targetLine(r) {
   return { bench: "targets", target: r.target, ratio: r.ratio, threshold: r.threshold, met: r.met, detail };
 }
 
+const USAGE =
+  "node interop/design_compare_lance.mjs --release lance12 --lfa LFA --work DIR [--rows N] [--fragment-rows N] " +
+  "[--states S,...] [--reps N] [--out FILE] [--model DESIGN_COMPARE] [--materialize MATERIALIZE] [--smoke]\n" +
+  "       node interop/design_compare_lance.mjs --targets JSONL | --markdown JSONL";
+const args = parseArgs(USAGE, {
+  defaults: { release: "", lfa: "", work: "", rows: "1000000", "fragment-rows": "62500", reps: "5", states: "", out: "",
+    model: "", materialize: "", targets: "", markdown: "" },
+  flags: ["smoke"],
+});
+
+// The alt_real lines of a results file (for --targets and --markdown).
+const resultLines = (file) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l.startsWith("{"))
+  .map((l) => JSON.parse(l)).filter((r) => r.bench === "alt_real");
+
 // `--targets JSONL`: the targets lines of a results file's alt_real lines
 // (for a run's lines written before it emitted them itself).
-if (process.argv[2] === "--targets") {
-  const rows = fs.readFileSync(process.argv[3], "utf8").split("\n").filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l)).filter((r) => r.bench === "alt_real");
-  process.stdout.write(rows.map((r) => JSON.stringify(targetLine(r)) + "\n").join(""));
+if (args.targets) {
+  process.stdout.write(resultLines(args.targets).map((r) => JSON.stringify(targetLine(r)) + "\n").join(""));
   process.exit(0);
 }
 
 // `--markdown JSONL`: the alt_real lines of a results file as a Markdown
 // section (what scripts/bench.sh appends to results.md).
-if (process.argv[2] === "--markdown") {
-  const rows = fs.readFileSync(process.argv[3], "utf8").split("\n").filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l)).filter((r) => r.bench === "alt_real");
+if (args.markdown) {
+  const rows = resultLines(args.markdown);
   const fmt = (x) => (typeof x !== "number" ? "-" : x !== 0 && Math.abs(x) < 0.01 ? `1/${Math.round(1 / x).toLocaleString("en")}` : Number(x.toPrecision(3)).toLocaleString("en"));
   const head = rows[0] ? `${rows[0].rows.toLocaleString("en")} rows in ${rows[0].fragments} fragments, Lance ${rows[0].lance}` : "no lines";
   let md = `## g. The alternative on real Lance: Boolean column + BITMAP index (${head})\n\n`;
@@ -109,23 +120,20 @@ if (process.argv[2] === "--markdown") {
   process.exit(0);
 }
 
-const USAGE =
-  "node interop/alt_real.mjs --release lance12 --lfa LFA --work DIR [--rows N] [--fragment-rows N] " +
-  "[--states S,...] [--reps N] [--out FILE] [--model DESIGN_COMPARE] [--materialize MATERIALIZE] [--smoke 1]";
-const args = parseArgs(USAGE, ["release", "lfa", "work"], {
-  rows: "1000000", "fragment-rows": "62500", reps: "5", states: "", out: "", model: "", materialize: "", smoke: "",
-});
+if (!args.release || !args.lfa || !args.work) {
+  console.error(`missing --release, --lfa or --work\nusage: ${USAGE}`);
+  process.exit(2);
+}
 const ROWS = Number(args.rows), FRAG = Number(args["fragment-rows"]), REPS = Number(args.reps);
-const SMOKE = args.smoke !== "" && args.smoke !== "0";
+const SMOKE = args.smoke;
 const LFA = path.resolve(args.lfa), WORK = path.resolve(args.work);
-const UPDATE_ROWS = 1000;
 
 function die(msg) {
-  console.error(`alt_real: ${msg}`);
+  console.error(`design_compare_lance: ${msg}`);
   process.exit(1);
 }
 function log(msg) {
-  console.error(`alt_real: ${msg}`);
+  console.error(`design_compare_lance: ${msg}`);
 }
 if (!(ROWS > 0 && FRAG > 0 && ROWS % FRAG === 0 && FRAG < 2 ** 32))
   die(`--rows must be a multiple of --fragment-rows (got ${ROWS} and ${FRAG})`);
@@ -133,16 +141,12 @@ if (!fs.existsSync(LFA)) die(`no lfa at ${LFA}`);
 
 // ---------------------------------------------------------------- the release
 
-const pkgDir = path.join(HERE, args.release);
-const nm = path.join(pkgDir, "node_modules");
-if (!fs.existsSync(path.join(nm, "@lancedb", "lancedb", "package.json")) || !fs.existsSync(path.join(nm, "apache-arrow")))
-  die(`release '${args.release}' is not installed: ${nm} lacks @lancedb/lancedb or apache-arrow (run scripts/peers.sh)`);
-const req = createRequire(path.join(pkgDir, "package.json"));
-const L = req("@lancedb/lancedb");
-const A = req("apache-arrow");
-const LANCE = lanceOf(args.release) || "unknown";
+const { lancedb: L, arrow: A, lance: LANCE } = loadRelease(args.release);
 
 // ---------------------------------------------------------------- the states (design_compare's generator)
+
+// The states, seeds and update draw design_compare models (one file for both).
+const DESIGN = JSON.parse(fs.readFileSync(path.join(HERE, "..", "bench", "design_states.json"), "utf8"));
 
 const MASK = (1n << 64n) - 1n;
 // xorshift64* as bench/bench_util.h's bench_rand.
@@ -156,16 +160,11 @@ function benchRand(seed) {
   };
 }
 
-const DENSITIES = [0.001, 0.1, 0.5, 0.9, 0.999]; // design_compare's, seed 1000 + index
-const STATES = [
-  { key: "0", name: "0%", kind: "uniform", d: 0 },
-  { key: "100", name: "100%", kind: "uniform", d: 1 },
-  { key: "random0.1", name: "random 0.1%", kind: "random", d: 0.001 },
-  { key: "random10", name: "random 10%", kind: "random", d: 0.1 },
-  { key: "random50", name: "random 50%", kind: "random", d: 0.5 },
-  { key: "random90", name: "random 90%", kind: "random", d: 0.9 },
-  { key: "clustered50", name: "clustered (table order) 50%", kind: "clustered", d: 0.5 },
-];
+const DENSITIES = DESIGN.random.densities, UPDATE_ROWS = DESIGN.update.rows;
+// Each named as design_compare's state_name() names it, which its lines carry.
+const PATTERN_NAME = { uniform: "", random: "random ", clustered: "clustered (table order) " };
+const STATES = DESIGN.lance_states.states.map(({ key, pattern, density: d }) =>
+  ({ key, name: `${PATTERN_NAME[pattern]}${Number((d * 100).toPrecision(6))}%`, kind: pattern, d }));
 
 // flag per row, as a bit-packed Arrow Boolean buffer (bit i of byte i/8).
 function makeState(s) {
@@ -176,7 +175,7 @@ function makeState(s) {
     const upto = Math.floor(s.d * ROWS);
     for (let i = 0; i < upto; i++) bits[i >> 3] |= 1 << (i & 7);
   } else {
-    const rand = benchRand(1000 + DENSITIES.indexOf(s.d));
+    const rand = benchRand(DESIGN.random.seed + DENSITIES.indexOf(s.d));
     const below = BigInt(s.d * 2 ** 64);
     for (let i = 0; i < ROWS; i++) if (rand() < below) bits[i >> 3] |= 1 << (i & 7);
   }
@@ -191,9 +190,9 @@ const countTrue = (bits) => {
 const addrOf = (row) => BigInt(Math.floor(row / FRAG)) * 4294967296n + BigInt(row % FRAG);
 
 // design_compare's "update of 10^3 rows across the table": fragment and
-// offset drawn from seed 77; repeats collapse.
+// offset drawn from its seed; repeats collapse.
 function updateRows() {
-  const rand = benchRand(77), frags = BigInt(ROWS / FRAG), set = new Set();
+  const rand = benchRand(DESIGN.update.seed), frags = BigInt(ROWS / FRAG), set = new Set();
   for (let k = 0; k < UPDATE_ROWS; k++) {
     const f = Number(rand() % frags), o = Number(rand() % BigInt(FRAG));
     set.add(f * FRAG + o);
@@ -262,70 +261,57 @@ const sumUnder = (list, top) => [...list].filter(([p]) => p.startsWith(top + pat
 
 // ---------------------------------------------------------------- manifests
 
-function varint(buf, at) {
-  let v = 0n, shift = 0n, i = at;
-  for (;;) {
-    const b = buf[i++];
-    v |= BigInt(b & 0x7f) << shift;
-    if (b < 0x80) return [v, i];
-    shift += 7n;
-  }
-}
-
-// The newest manifest of a dataset: its protobuf's top-level fields, the
-// size of the manifest message, and the sections before it (index section,
-// transaction) by their offsets.
+// The newest manifest of a dataset. Its version and the directory's naming
+// come from `lfa dump --json`, the file from them (FA-LANCE-2); the sizes of
+// its parts, which dump does not give, from the file itself (FA-LANCE-1):
+// the message the footer points at, its top-level fields (wire types 0, 1,
+// 2, 5), the sections before it by their offsets (index_section 6,
+// transaction_section 21) and the bytes of its field descriptors (22).
 function newestManifest(ds) {
-  const dir = path.join(ds, "_versions");
-  let best = null, bestV = -1n;
-  for (const f of fs.readdirSync(dir)) {
-    const m = /^(\d+)\.manifest$/.exec(f);
-    if (!m) continue;
-    const v = m[1].length === 20 ? MASK - BigInt(m[1]) : BigInt(m[1]);
-    if (v > bestV) (bestV = v), (best = f);
-  }
-  const buf = fs.readFileSync(path.join(dir, best));
+  const dump = JSON.parse(lfa(["dump", ds, "--json"], `dump of ${ds}`).out);
+  const version = Math.max(...dump.versions.map((v) => v.version ?? -1));
+  const name = dump.naming === "v2" ? (MASK - BigInt(version)).toString().padStart(20, "0") : String(version);
+  const buf = fs.readFileSync(path.join(ds, "_versions", `${name}.manifest`));
   const pos = Number(buf.readBigUInt64LE(buf.length - 16));
-  const len = buf.readUInt32LE(pos);
-  const msg = buf.subarray(pos + 4, pos + 4 + len);
-  const fields = [];
+  const msg = buf.subarray(pos + 4, pos + 4 + buf.readUInt32LE(pos));
+  const varint = (at) => {
+    let v = 0n, shift = 0n;
+    for (;;) {
+      const b = msg[at++];
+      v |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return [v, at];
+      shift += 7n;
+    }
+  };
+  const offsets = {};
+  let descriptors = 0;
   for (let i = 0; i < msg.length; ) {
     const start = i;
-    let key;
-    [key, i] = varint(msg, i);
+    let key, value = null;
+    [key, i] = varint(i);
     const no = Number(key >> 3n), wt = Number(key & 7n);
-    let value = null;
-    if (wt === 0) [value, i] = varint(msg, i);
-    else if (wt === 1) i += 8;
-    else if (wt === 5) i += 4;
+    if (wt === 0) [value, i] = varint(i);
+    else if (wt === 1 || wt === 5) i += wt === 1 ? 8 : 4;
     else if (wt === 2) {
       let n;
-      [n, i] = varint(msg, i);
+      [n, i] = varint(i);
       i += Number(n);
-    } else throw new Error(`${best}: wire type ${wt} in the manifest`);
-    fields.push({ no, start, end: i, value });
+    }
+    else throw new Error(`${ds} version ${version}: wire type ${wt} in the manifest`);
+    if ((no === 6 || no === 21) && !(no in offsets)) offsets[no] = Number(value);
+    if (no === 22) descriptors += i - start;
   }
-  const offsetOf = (no) => {
-    const f = fields.find((x) => x.no === no);
-    return f ? Number(f.value) : null;
-  };
-  const sections = [offsetOf(6), offsetOf(21), pos].filter((x) => x !== null).sort((a, b) => a - b);
-  const sectionBytes = (off) => (off === null ? 0 : sections[sections.indexOf(off) + 1] - off);
-  return {
-    version: Number(bestV),
-    file: buf.length,
-    message: msg.length,
-    indexSection: sectionBytes(offsetOf(6)),
-    transactionSection: sectionBytes(offsetOf(21)),
-    descriptors: fields.filter((x) => x.no === 22).reduce((a, x) => a + x.end - x.start, 0),
-  };
+  const sections = [offsets[6], offsets[21], pos].filter((x) => x !== undefined).sort((x, y) => x - y);
+  const sectionBytes = (off) => (off === undefined ? 0 : sections[sections.indexOf(off) + 1] - off);
+  return { version, file: buf.length, message: msg.length, indexSection: sectionBytes(offsets[6]),
+    transactionSection: sectionBytes(offsets[21]), descriptors };
 }
 
 // ---------------------------------------------------------------- lfa
 
-function lfa(argv, what) {
-  const r = runLfa(LFA, argv);
-  if (r.code !== 0) die(`${what}: lfa ${argv[0]} exited ${r.code}: ${(r.err || "").trim().split("\n")[0]}`);
+function lfa(argv, what, opts) {
+  const r = runLfa(LFA, argv, opts);
+  if (r.code !== 0) die(`${what}: lfa ${argv[0]} exited ${r.code}: ${r.err.split("\n")[0]}`);
   return r;
 }
 
@@ -370,9 +356,8 @@ function oursState(ds) {
 function evalTotals(ds, what) {
   const outFile = path.join(WORK, "eval.json");
   const fd = fs.openSync(outFile, "w");
-  const r = spawnSync(LFA, ["eval", ds, "--field", "f", "--json"], { stdio: ["ignore", fd, "pipe"], encoding: "utf8" });
+  lfa(["eval", ds, "--field", "f", "--json"], what, { stdout: fd });
   fs.closeSync(fd);
-  if (r.status !== 0) die(`${what}: lfa eval exited ${r.status}: ${(r.stderr || "").trim().split("\n")[0]}`);
   const size = fs.statSync(outFile).size, tail = Buffer.alloc(Math.min(4096, size));
   const fdr = fs.openSync(outFile, "r");
   fs.readSync(fdr, tail, 0, tail.length, size - tail.length);
@@ -423,36 +408,25 @@ async function lanceWhere(dbDir, name) {
 // the dynamic loader reading the headers of every shared library it links
 // (libcurl's dependencies alone are some 30), which is no dataset byte.
 function lfaEvalTimed(ds) {
-  const r = spawnSync(LFA, ["eval", ds, "--field", "f", "--json", "--stats"], {
-    stdio: ["ignore", "ignore", "pipe"], encoding: "utf8",
-  });
-  if (r.status !== 0) die(`lfa eval exited ${r.status}: ${r.stderr}`);
-  const m = /stats \(local\): (\d+) requests, (\d+) bytes read/.exec(r.stderr);
-  if (!m) die(`lfa eval --stats printed no stats line: ${r.stderr}`);
+  const r = lfa(["eval", ds, "--field", "f", "--json", "--stats"], "timed eval", { stdout: "ignore" });
+  const m = /stats \(local\): (\d+) requests, (\d+) bytes read/.exec(r.err);
+  if (!m) die(`lfa eval --stats printed no stats line: ${r.err}`);
   return { requests: Number(m[1]), bytes: Number(m[2]) };
 }
 
 // ---------------------------------------------------------------- the model
 
-function modelLines() {
-  if (!args.model) return [];
-  const r = spawnSync(args.model, ["--fragments", String(ROWS / FRAG), "--rows", String(FRAG)], {
-    encoding: "utf8", maxBuffer: 1 << 26,
-  });
-  if (r.status !== 0) die(`the model (${args.model}) exited ${r.status}`);
-  return r.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+// The JSON lines of a bench program (design_compare, materialize) run at
+// the same geometry, or none when it is not given.
+function benchLines(bin, what) {
+  if (!bin) return [];
+  const r = runLfa(bin, ["--fragments", String(ROWS / FRAG), "--rows", String(FRAG)]);
+  if (r.code !== 0) die(`${what} (${bin}) exited ${r.code}`);
+  return r.out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
 }
-
-function materializeLines() {
-  if (!args.materialize) return [];
-  const r = spawnSync(args.materialize, ["--fragments", String(ROWS / FRAG), "--rows", String(FRAG)], {
-    encoding: "utf8", maxBuffer: 1 << 26,
-  });
-  if (r.status !== 0) die(`bench/materialize (${args.materialize}) exited ${r.status}`);
-  // its per-state lines only (not its targets line, which names no state)
-  return r.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
-    .filter((l) => l.bench === "materialize");
-}
+const modelLines = () => benchLines(args.model, "the model");
+// materialize's per-state lines only (not its targets line, which names no state)
+const materializeLines = () => benchLines(args.materialize, "bench/materialize").filter((l) => l.bench === "materialize");
 
 // ---------------------------------------------------------------- targets
 

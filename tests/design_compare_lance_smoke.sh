@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# alt_real_smoke.sh: interop/alt_real.mjs at 10^4 rows against the pinned
+# design_compare_lance_smoke.sh: interop/design_compare_lance.mjs at 10^4 rows against the pinned
 # Lance 12, for its invariants, in well under a minute.
 #
-#   tests/alt_real_smoke.sh LFA
+#   tests/design_compare_lance_smoke.sh LFA
 #
 # In every state of the benchmark, the Boolean column plus BITMAP index that
 # Lance writes and the field-assignment state lfa commits onto the same rows
@@ -16,22 +16,22 @@ set -uo pipefail
 lfa=$1
 cd "$(dirname "$0")/.."
 if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then
-  echo "alt_real smoke: skipped because LFA_SKIP_LANCE=1"
+  echo "design_compare_lance smoke: skipped because LFA_SKIP_LANCE=1"
   exit 77
 fi
-command -v node >/dev/null || { echo "alt_real smoke: node is missing (run scripts/peers.sh)"; exit 1; }
+command -v node >/dev/null || { echo "design_compare_lance smoke: node is missing (run scripts/peers.sh)"; exit 1; }
 [ -f interop/lance12/node_modules/@lancedb/lancedb/package.json ] ||
-  { echo "alt_real smoke: the Lance 12 peer is not installed (interop/lance12/node_modules; run scripts/peers.sh)"; exit 1; }
+  { echo "design_compare_lance smoke: the Lance 12 peer is not installed (interop/lance12/node_modules; run scripts/peers.sh)"; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/alt_real_smoke.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/design_compare_lance_smoke.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-if ! nice node interop/alt_real.mjs --release lance12 --lfa "$lfa" --work "$work" --rows 10000 \
+if ! nice node interop/design_compare_lance.mjs --release lance12 --lfa "$lfa" --work "$work" --rows 10000 \
      --fragment-rows 2500 --reps 1 --out "$work/lines.jsonl" 2>"$work/log"; then
   cat "$work/log"
-  echo "alt_real smoke: FAILED (an invariant broke or the run failed, above)"
+  echo "design_compare_lance smoke: FAILED (an invariant broke or the run failed, above)"
   exit 1
 fi
-python3 - "$work/lines.jsonl" <<'PY' || { cat "$work/log"; echo "alt_real smoke: FAILED (the lines above)"; exit 1; }
+python3 - "$work/lines.jsonl" <<'PY' || { cat "$work/log"; echo "design_compare_lance smoke: FAILED (the lines above)"; exit 1; }
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 rows = [r for r in lines if r["bench"] == "alt_real"]
@@ -69,4 +69,4 @@ if bad:
     sys.exit(1)
 print(f"{len(rows)} lines, 7 states")
 PY
-echo "alt_real smoke: Lance 12 and lfa agree on WHERE flag in every state"
+echo "design_compare_lance smoke: Lance 12 and lfa agree on WHERE flag in every state"
