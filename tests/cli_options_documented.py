@@ -119,6 +119,8 @@ def accepted(lfa, cmd, opt, cwd):
     rc, out = run(lfa, args, cwd)
     if rc is None:
         fail(f"`lfa {' '.join(args)}` did not stop within 60 s")
+    elif rc < 0 or re.search(r"Sanitizer|runtime error:", out):
+        fail(f"`lfa {' '.join(args)}` crashed (exit {rc}): {out.strip()[:300]}")
     return not refused(out, opt)
 
 
