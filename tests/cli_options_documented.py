@@ -20,7 +20,7 @@ man is installed), and LFA must accept it: run with it and a value
 on a dataset that does not exist, the command may fail
 for any reason but that option (never "unexpected argument" or "unknown
 option" naming it). `lfa --help` must list every command, verify's with
---since-last and dump's with --rows.
+--since-last and dump's with --rows, and MAN_DIR/lfa.1 name each lfa-CMD(1).
 
 --plant CMD:OPTION adds an option CMD does not have, as if its source
 declared it: the run must then fail (ctest cli_options_refuses_undocumented).
@@ -187,6 +187,11 @@ def main():
         for cmd, opt in (("verify", "--since-last"), ("dump", "--rows")):
             if cmd in entries and not word(opt, entries[cmd]):
                 fail(f"`lfa --help` does not mention {cmd} {opt}")
+        front = os.path.join(man_dir, "lfa.1")
+        front_text = roff_text(read(front)) if os.path.exists(front) else ""
+        for cmd in files:
+            if not re.search(r"lfa-" + re.escape(cmd) + r" ?\(1\)", front_text):
+                fail(f"{front} does not name lfa-{cmd}(1)")
 
         # Each option in the help, the man page, and accepted.
         n = 0
