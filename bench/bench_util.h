@@ -160,7 +160,7 @@ static inline void bench_json_target(bench_json *j, const char *target, int met,
   if (met == 0 && reason != NULL) bench_json_str(j, "reason", reason);
 }
 
-/* One line of the targets table (scripts/bench.sh, README Performance):
+/* One line of the targets table (scripts/bench.sh, docs/performance.md):
  * {"bench": "targets", "target": NAME, "ratio": R, "threshold": T, "met": M,
  * "detail": {"rows": N, ...}}. The caller writes the detail's other members with the
  * bench_json_* calls between bench_target_begin and bench_target_end. */

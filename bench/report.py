@@ -3,7 +3,7 @@
 results.md (Markdown tables) and SVG plots, with the standard library only.
 
     python3 bench/report.py results.jsonl OUT_DIR
-    python3 bench/report.py --readme results.jsonl README.md [MORE.jsonl...]   (the Performance table)
+    python3 bench/report.py --targets-page results.jsonl docs/performance.md [MORE.jsonl...]   (its targets table)
 
 Every line is one measurement (bench/bench_util.h). Targets are copied as
 the benchmarks judged them: this script never re-decides a target.
@@ -334,7 +334,7 @@ def target_row(r, sense):
 
 
 def targets_table(rows):
-    """The Performance table: every "targets" line, and every expected
+    """The targets table of docs/performance.md: every "targets" line, and every expected
     target the run did not measure, with the reason the run gives."""
     lines = [r for r in rows if r.get("bench") == "targets"]
     skip = {r.get("program"): r.get("reason") for r in rows if r.get("bench") == "meta_skip"}
@@ -358,8 +358,9 @@ def targets_table(rows):
     return head + table(["target", "measured", "threshold", "verdict", "size", "model / reason when missed"], body)
 
 
-def readme(src, path, extra=()):
-    """Replaces the table between the targets markers of README.md. Lines of
+def targets_page(src, path, extra=()):
+    """Replaces the table between the targets markers of `path`
+    (docs/performance.md). Lines of
     `extra` files (targets another program measured in a run of its own)
     are shown too, each with its file named, unless the run has them."""
     rows = load(src)
@@ -380,8 +381,8 @@ def readme(src, path, extra=()):
 
 
 def main():
-    if sys.argv[1] == "--readme":
-        readme(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if sys.argv[1] == "--targets-page":
+        targets_page(sys.argv[2], sys.argv[3], sys.argv[4:])
         return
     src, out_dir = sys.argv[1], sys.argv[2]
     rows = load(src)

@@ -80,7 +80,7 @@ static const char HELP[] =
     "  --html DIR                  also write HTML: expected against observed (DIR)\n"
     "  --tap                       print TAP version 13 instead of text\n"
     "  --json                      print one JSON document instead of text (shape:\n"
-    "                              README.md, conformance/schema/report.schema.json)\n"
+    "                              docs/commands/conformance.md)\n"
     "  --suite DIR                 the suite (default: conformance)\n"
     "  --work DIR                  keep every scenario's OUT_DIR under DIR (a new\n"
     "                              directory); default: a temporary one, in which\n"

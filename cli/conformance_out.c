@@ -1,7 +1,7 @@
 /* conformance_out.c: the reports of `lfa conformance` (conformance.h):
  * text, TAP version 13, JUnit XML and JSON, each rendering the suite's
- * lfa_conformance_case results. The JSON shape is documented in README.md
- * ("lfa conformance --json") and conformance/schema/report.schema.json,
+ * lfa_conformance_case results. The JSON shape is documented in
+ * docs/commands/conformance.md and conformance/schema/report.schema.json,
  * and only grows: keys are never renamed or removed. */
 #include <errno.h>
 #include <inttypes.h>

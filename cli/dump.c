@@ -1,5 +1,5 @@
 /* dump.c: `lfa dump`, every version of a dataset as people and programs
- * read it. The JSON shape is documented in README.md ("lfa dump --json")
+ * read it. The JSON shape is documented in docs/commands/dump.md
  * and only ever grows: keys are never renamed or removed. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,7 +50,7 @@ static const char HELP[] =
     "                some fragment's ids are only in its data files: spilled\n"
     "                row lineage, feature bit 2048, shown as row ids not read)\n"
     "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
-    "                (shape documented in README.md); an unreadable version is\n"
+    "                (shape: docs/commands/dump.md); an unreadable version is\n"
     "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
     LFA_CLI_STORE_HELP_OPTIONS
     "\n" LFA_CLI_STORE_HELP_DATASET

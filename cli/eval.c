@@ -8,7 +8,7 @@
  * an answer on stdout. The argument is a field reference (--field) or a
  * Substrait ExtendedExpression (--substrait, FA-EXPR-12/13); --emit-substrait
  * writes the latter instead of evaluating. The JSON shape is documented in
- * README.md ("lfa eval") and only grows: keys are never renamed or removed. */
+ * docs/commands/eval.md and only grows: keys are never renamed or removed. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -87,7 +87,8 @@ static const char HELP_OPTIONS[] =
     "                        offsets A-B (addresses X-Y, N rows): true|false`; a\n"
     "                        deleted row ends a run\n"
     "  --json                one JSON document: {\"dataset\", \"version\", \"field\",\n"
-    "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in README.md);\n"
+    "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in\n"
+    "                        docs/commands/eval.md);\n"
     "                        --count leaves out \"rows\" (--by-fragment adds \"fragments\"),\n"
     "                        --ranges puts \"ranges\" in its place\n"
     LFA_CLI_STORE_HELP_OPTIONS

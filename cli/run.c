@@ -5,8 +5,8 @@
  * and what happened is compared with what the scenario expects; the first
  * difference ends the run. The per-step log is printed only once the run
  * is over, so unusable input (exit 2) leaves nothing on stdout, like
- * `lfa dump` and `lfa eval`. The JSON shape is documented in README.md
- * ("lfa run") and only grows: keys are never renamed or removed. */
+ * `lfa dump` and `lfa eval`. The JSON shape is documented in
+ * docs/commands/run.md and only grows: keys are never renamed or removed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -62,7 +62,8 @@ static const char HELP[] =
     "\n"
     "  --seed N   object names drawn from N (default 0): same seed, same bytes\n"
     "  --json     one JSON document: {\"scenario\", \"name\", \"out_dir\", \"passed\",\n"
-    "             \"versions\", \"steps\", \"failure\"} (shape in README.md); for\n"
+    "             \"versions\", \"steps\", \"failure\"} (shape in\n"
+    "             docs/commands/run.md); for\n"
     "             unusable input {\"scenario\", \"verdict\": \"invalid\", \"error\"}\n"
     "\n"
     "Exit status: 0 every step behaved as expected; 1 a step did not (one line on\n"

@@ -38,6 +38,6 @@ void lfa_cli_store_close(lfa_cli_store *s);
 #define LFA_CLI_STORE_HELP_DATASET                                                    \
   "DATASET is a directory or s3://BUCKET/PREFIX, reached through AWS_ENDPOINT_URL,\n" \
   "AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN\n"      \
-  "(README.md, \"Datasets on S3\").\n"
+  "(docs/s3.md).\n"
 
 #endif

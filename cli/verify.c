@@ -1,6 +1,6 @@
 /* verify.c: `lfa verify`, every snapshot of a dataset and every commit
  * between them audited from metadata (spec/10-verifier.md, verify/). The
- * JSON shape is documented in README.md ("lfa verify") and only grows. */
+ * JSON shape is documented in docs/commands/verify.md and only grows. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -49,7 +49,8 @@ static const char HELP[] =
     "under FA-VERIFY-5 that names it.\n"
     "\n"
     "  --json        one JSON document on stdout: {\"dataset\", \"versions_checked\",\n"
-    "                \"findings\": [...], \"summary\"} (shape in README.md)\n"
+    "                \"findings\": [...], \"summary\"} (shape in\n"
+    "                docs/commands/verify.md)\n"
     "  --junit FILE  also write a JUnit XML report to FILE: one test case per\n"
     "                version, failed when the version has an error finding\n"
     "  --from V      start at version V (the commit that made V is checked too)\n"
@@ -84,7 +85,7 @@ static const char HELP_MORE[] =
     "                --writer-bit-only`) is warned about once, at the version\n"
     "                where it starts, and the versions that keep it are not.\n"
     "\n"
-    "DATASET may be s3://BUCKET/PREFIX (README.md, \"Datasets on S3\").\n"
+    "DATASET may be s3://BUCKET/PREFIX (docs/s3.md).\n"
     "\n"
     "Exit status: 0 no error finding; 1 error findings; 2 the dataset cannot\n"
     "be read at all (no _versions/, mixed version names, no version in the\n"

@@ -67,7 +67,7 @@ def check_dump(lfa, path, ds, problems, counts_only, unknown, id_set):
         return 0, 0
     got = {v["version"]: v for v in doc["versions"]}
     # A fragment old Lance wrote with physical_rows 0 ("unknown") has no
-    # row list lfa can give (README: dump --rows reports it as an error);
+    # row list lfa can give (docs/commands/dump.md: dump --rows reports it as an error);
     # such a version must still read without --rows, and is then counted as
     # one whose rows could not be compared, not as a disagreement.
     if code == 1 and any(rows_unknown(v) for v in got.values()):

@@ -73,8 +73,8 @@ import path from "node:path";
 
 import { HERE, loadRelease, parseArgs, runLfa } from "./lane_util.mjs";
 
-// The line of the targets table (bench/results/results.jsonl, the README's
-// Performance table) that an alt_real line makes: {"bench": "targets",
+// The line of the targets table (bench/results/results.jsonl, the table of
+// docs/performance.md) that an alt_real line makes: {"bench": "targets",
 // "target", "ratio", "threshold", "met", "detail": {sizes, values, model,
 // the reason when lost}}.
 function targetLine(r) {

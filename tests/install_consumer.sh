@@ -40,6 +40,15 @@ done
 for f in liblfa.a liblfa.so pkgconfig/lfa.pc cmake/lfa/lfaConfig.cmake cmake/lfa/lfaTargets.cmake; do
   [ -e "$libdir/$f" ] && ok "installed lib/$f" || bad "installed lib/$f"
 done
+# the man pages (scripts/gen_man.py): lfa(1) and one per command `lfa --help` lists
+for cmd in $("$prefix/bin/lfa" --help | sed -n 's/^  \([a-z][a-z]*\).*/\1/p'); do
+  [ -e "$prefix/share/man/man1/lfa-$cmd.1" ] && ok "installed man page lfa-$cmd.1" || bad "no man page lfa-$cmd.1"
+done
+if command -v man >/dev/null; then
+  MANPATH="$prefix/share/man" MANWIDTH=200 LC_ALL=C man -P cat lfa-verify 2>&1 | grep -q -- '--since-last STATEFILE' &&
+    ok "man lfa-verify renders, with --since-last" || bad "man lfa-verify: $(MANPATH="$prefix/share/man" man -P cat lfa-verify 2>&1 | head -3)"
+fi
+[ -e "$prefix/share/man/man1/lfa.1" ] && ok "installed man page lfa.1" || bad "no man page lfa.1"
 
 # --version against its sources: spec/README.md and each peer's package.json
 want_spec="$(sed -n 's/^Revision \([0-9]*\)\..*/\1/p' spec/README.md | head -1)"

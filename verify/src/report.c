@@ -3,7 +3,7 @@
  * Findings hold printable UTF-8 only (findings.c, with lfa/escape.h's
  * text escaping); the dataset argument may hold any bytes. Every string
  * goes through the one JSON or XML writer of lfa/escape.h. The JSON shape is documented in
- * README.md ("lfa verify") and only grows: keys are never renamed or
+ * docs/commands/verify.md and only grows: keys are never renamed or
  * removed. Every finding shows its rule, severity, version, file, field
  * and fragment [FA-VERIFY-2]. */
 #include <inttypes.h>

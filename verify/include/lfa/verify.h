@@ -168,8 +168,8 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
                               lfa_error *err);
 void lfa_verify_result_free(lfa_verify_result *result);
 
-/* Renderings (report.c). The JSON shape is documented in README.md
- * ("lfa verify") and only grows. JUnit: one test case per version checked,
+/* Renderings (report.c). The JSON shape is documented in
+ * docs/commands/verify.md and only grows. JUnit: one test case per version checked,
  * failed when that version has an error finding. */
 void lfa_verify_print_text(FILE *out, const lfa_verify_result *result, const char *dataset);
 void lfa_verify_print_json(FILE *out, const lfa_verify_result *result, const char *dataset);
