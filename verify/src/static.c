@@ -25,10 +25,8 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/search.h"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4, DUPLICATE_IDS_SHOWN = 5 };
 
