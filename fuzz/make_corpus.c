@@ -43,6 +43,7 @@
 #include "lfa/memfs.h"
 #include "lfa/paths.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
 #include "lfa/sample.h"
@@ -616,19 +617,16 @@ static void hand_arrows(ctx *c) {
 
 /* ---- row id sequences: one segment per seed, every kind and width ----------- */
 
-typedef Lance__Table__U64Segment segment;
-typedef Lance__Table__EncodedU64Array array;
-
 /* An EncodedU64Array of `width` bytes per value (base + offsets, or raw). */
 typedef struct array_store {
-  array a;
+  EncodedU64Array a;
   Lance__Table__EncodedU64Array__U16Array a16;
   Lance__Table__EncodedU64Array__U32Array a32;
   Lance__Table__EncodedU64Array__U64Array a64;
   uint8_t bytes[256];
 } array_store;
 
-static array *make_array(array_store *s, unsigned width, uint64_t base, const uint64_t *v, size_t n) {
+static EncodedU64Array *make_array(array_store *s, unsigned width, uint64_t base, const uint64_t *v, size_t n) {
   lance__table__encoded_u64_array__init(&s->a);
   lance__table__encoded_u64_array__u16_array__init(&s->a16);
   lance__table__encoded_u64_array__u32_array__init(&s->a32);
@@ -653,7 +651,7 @@ static array *make_array(array_store *s, unsigned width, uint64_t base, const ui
   return &s->a;
 }
 
-static void emit_segments(ctx *c, const char *name, segment **segs, size_t n) {
+static void emit_segments(ctx *c, const char *name, U64Segment **segs, size_t n) {
   Lance__Table__RowIdSequence seq = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
   lfa_error err;
   lfa_buf b = {0};
@@ -668,7 +666,7 @@ static void hand_row_ids(ctx *c) {
   static const uint64_t UNSORTED[] = {70000, 1000, 1500, 1001};
   static const unsigned WIDTHS[] = {2, 4, 8};
   char name[128];
-  segment s = LANCE__TABLE__U64_SEGMENT__INIT, *one[1] = {&s};
+  U64Segment s = LANCE__TABLE__U64_SEGMENT__INIT, *one[1] = {&s};
 
   Lance__Table__U64Segment__Range r = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
   s.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE;
@@ -702,7 +700,7 @@ static void hand_row_ids(ctx *c) {
     s.segment_case = sorted ? LANCE__TABLE__U64_SEGMENT__SEGMENT_SORTED_ARRAY : LANCE__TABLE__U64_SEGMENT__SEGMENT_ARRAY;
     for (size_t w = 0; w < 3; w++) {
       /* u16 offsets cannot reach 70000 from base 1000: drop the last value */
-      array *a = make_array(&store, WIDTHS[w], 1000, sorted ? SORTED : UNSORTED + (WIDTHS[w] == 2),
+      EncodedU64Array *a = make_array(&store, WIDTHS[w], 1000, sorted ? SORTED : UNSORTED + (WIDTHS[w] == 2),
                             WIDTHS[w] == 2 ? 3 : 4);
       if (sorted) s.sorted_array = a;
       else s.array = a;
@@ -728,8 +726,6 @@ static void hand_row_ids(ctx *c) {
 }
 
 /* ---- a sidecar with every kind of entry, and a manifest with an index ------- */
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction sidecar;
 
 static void hand_transaction(ctx *c, lfa_buf *out) {
   lfa_error err;
@@ -779,7 +775,7 @@ static void hand_transaction(ctx *c, lfa_buf *out) {
   tr.source_field_id = 2;
   tr.target_field_id = 5;
 
-  sidecar s = LANCE__TABLE__TRANSACTION__FIELD_ASSIGNMENT_TRANSACTION__INIT;
+  Sidecar s = LANCE__TABLE__TRANSACTION__FIELD_ASSIGNMENT_TRANSACTION__INIT;
   s.initializations = inits, s.n_initializations = 2;
   s.row_changes = rcs, s.n_row_changes = 1;
   s.fragment_states = fss, s.n_fragment_states = 3;

@@ -75,14 +75,11 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/transaction.h"
 
 #define MAX_STEPS 8
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
 
 typedef enum fault_kind {
   F_FLIP, F_TRUNCATE, F_APPEND, F_DROP, F_REPLACE, F_SWAP, F_BITMAP, F_ROOT, F_MANIFEST, F_TXN, F_COUNT

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lfa/hash.h"
 #include "lfa/limits.h"
 #include "lfa/search.h"
 
@@ -335,11 +336,7 @@ static lfa_status mem_read_range(void *ctx, lfa_buf *out, const char *path, uint
 }
 
 /* A name's identity in a memfs: its hash (there are no links, one name per file). */
-static uint64_t name_identity(const char *key) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (const char *p = key; *p != '\0'; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
-  return h;
-}
+static uint64_t name_identity(const char *key) { return lfa_hash_text(LFA_HASH_START, key); }
 
 static lfa_status mem_stat(void *ctx, const char *path, int follow, lfa_fs_stat *out, lfa_error *err) {
   const lfa_memfs *m = ctx;

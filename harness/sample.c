@@ -26,10 +26,9 @@
 #include "lfa/fs.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/transaction.h"
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
 
 typedef struct writer {
   const char *dir;

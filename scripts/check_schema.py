@@ -1,168 +1,89 @@
-#!/usr/bin/env python3
-"""check_schema.py: validate JSON documents against a JSON Schema (draft
-2020-12), for the schemas of conformance/schema/.
+#!/usr/bin/python3
+"""check_schema.py: validate JSON documents against a JSON Schema, for the
+schemas of conformance/schema/ (draft 2020-12), with Debian's
+python3-jsonschema (scripts/deps.sh installs it for Debian's /usr/bin/python3,
+hence the interpreter above: run the script itself, not `python3 script`).
 
     check_schema.py SCHEMA FILE_OR_DIR...          every document must be valid
     check_schema.py --expect-invalid SCHEMA FILE...  every document must be invalid
 
-A directory stands for its *.json files. It implements the keywords those
-schemas use, and refuses a schema with any other keyword, so a keyword it
-does not know can never pass silently: $schema $id $ref $defs title
-description type enum const required properties additionalProperties
-propertyNames minProperties items minItems uniqueItems minimum maximum
-minLength pattern anyOf allOf if then. It is independent of lfa's own
-readers on purpose: the scenario parser is what the schema checks against.
+A directory stands for its *.json files. The schema must declare draft
+2020-12 and be valid under it. One check jsonschema does not make: a schema
+keyword the draft does not define (a typo such as "requried") is refused,
+because the draft says to ignore it and a misspelt constraint would then pass
+every document silently. It is independent of lfa's own readers on purpose:
+the scenario parser is what the schema checks against.
 Exit 0 when every document is as expected, 1 otherwise, 2 on bad usage or
-a schema it cannot read.
+a schema it cannot use.
 """
 import json
 import os
-import re
 import sys
 
-KNOWN = {"$schema", "$id", "$ref", "$defs", "title", "description", "type", "enum", "const", "required",
-         "properties", "additionalProperties", "propertyNames", "minProperties", "items", "minItems",
-         "uniqueItems", "minimum", "maximum", "minLength", "pattern", "anyOf", "allOf", "if", "then"}
+try:
+    import jsonschema
+except ImportError:
+    print("check_schema: needs python3-jsonschema for /usr/bin/python3 (bash scripts/deps.sh installs it)",
+          file=sys.stderr)
+    sys.exit(2)
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+VALIDATOR = jsonschema.Draft202012Validator
+# Keywords 2020-12 defines beside those jsonschema keys its assertions by
+# (VALIDATOR.VALIDATORS): then and else (applied by "if"), core and annotations.
+ANNOTATIONS = {"then", "else", "$schema", "$id", "$defs", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary",
+               "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+               "contentEncoding", "contentMediaType", "contentSchema"}
+ONE = ("additionalProperties", "propertyNames", "items", "contains", "not", "if", "then", "else",
+       "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+NAMED = ("properties", "patternProperties", "$defs", "dependentSchemas")
 
 
-class SchemaError(Exception):
-    pass
+def unknown_keywords(schema, where):
+    """Where a keyword 2020-12 does not define is used, as 'where: keyword' strings."""
+    if not isinstance(schema, dict):
+        return []
+    found = [f"{where}: {k!r}" for k in schema if k not in VALIDATOR.VALIDATORS and k not in ANNOTATIONS]
+    for k in ONE:
+        if k in schema:
+            found += unknown_keywords(schema[k], f"{where}/{k}")
+    for k in MANY:
+        for i, sub in enumerate(schema.get(k, [])):
+            found += unknown_keywords(sub, f"{where}/{k}/{i}")
+    for k in NAMED:
+        for name, sub in schema.get(k, {}).items():
+            found += unknown_keywords(sub, f"{where}/{k}/{name}")
+    return found
 
 
-def is_type(value, name):
-    if name in ("integer", "number") and isinstance(value, bool):
-        return False
-    if name == "null":
-        return value is None
-    kinds = {"integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list, "string": str}
-    return isinstance(value, kinds[name])
+def load_validator(path):
+    """A validator for the schema at path, or raises ValueError saying why not."""
+    with open(path) as f:
+        schema = json.load(f)
+    if not isinstance(schema, dict) or schema.get("$schema") != DRAFT:
+        raise ValueError(f"the schema must declare \"$schema\": \"{DRAFT}\"")
+    try:
+        VALIDATOR.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        raise ValueError(f"not a valid 2020-12 schema at {'/'.join(map(str, e.path)) or '#'}: {e.message}")
+    unknown = unknown_keywords(schema, "#")
+    if unknown:
+        raise ValueError(f"keyword not defined by 2020-12 (a typo?): {'; '.join(unknown)}")
+    return VALIDATOR(schema)
 
 
-def same(a, b):
-    """JSON equality: 1 and true differ, 1 and 1.0 do not."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return a == b
-
-
-class Validator:
-    def __init__(self, root):
-        self.root = root
-        self.check_keywords(root, "#")
-
-    def check_keywords(self, schema, where):
-        if isinstance(schema, bool):
-            return
-        if not isinstance(schema, dict):
-            raise SchemaError(f"{where}: a schema is an object or a boolean")
-        for k in schema:
-            if k not in KNOWN:
-                raise SchemaError(f"{where}: keyword {k!r} is not implemented here")
-        for k in ("properties", "$defs"):
-            for name, sub in schema.get(k, {}).items():
-                self.check_keywords(sub, f"{where}/{k}/{name}")
-        for k in ("additionalProperties", "propertyNames", "items", "if", "then"):
-            if k in schema:
-                self.check_keywords(schema[k], f"{where}/{k}")
-        for k in ("anyOf", "allOf"):
-            for i, sub in enumerate(schema.get(k, [])):
-                self.check_keywords(sub, f"{where}/{k}/{i}")
-
-    def resolve(self, ref):
-        if not ref.startswith("#/"):
-            raise SchemaError(f"$ref {ref!r}: only local references are implemented")
-        node = self.root
-        for part in ref[2:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
-
-    def errors(self, v, s, path):
-        """The first error of value v under schema s, or None."""
-        if s is True:
-            return None
-        if s is False:
-            return f"{path}: no value is allowed here"
-        if "$ref" in s:
-            e = self.errors(v, self.resolve(s["$ref"]), path)
-            if e:
-                return e
-        if "type" in s:
-            names = s["type"] if isinstance(s["type"], list) else [s["type"]]
-            if not any(is_type(v, n) for n in names):
-                return f"{path}: {json.dumps(v)[:60]} is not of type {'/'.join(names)}"
-        if "enum" in s and not any(same(v, x) for x in s["enum"]):
-            return f"{path}: {json.dumps(v)[:60]} is not one of {s['enum']}"
-        if "const" in s and not same(v, s["const"]):
-            return f"{path}: {json.dumps(v)[:60]} is not {json.dumps(s['const'])}"
-        for check in (self.object_errors, self.array_errors, self.scalar_errors, self.combined_errors):
-            e = check(v, s, path)
-            if e:
-                return e
+def errors(validator, path):
+    """Every error of the document at path, in document order, as one line; None when valid."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as x:
+        return f"not JSON: {x}"
+    found = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    if not found:
         return None
-
-    def object_errors(self, v, s, path):
-        if not isinstance(v, dict):
-            return None
-        for k in s.get("required", []):
-            if k not in v:
-                return f"{path}: required key {k!r} is missing"
-        if len(v) < s.get("minProperties", 0):
-            return f"{path}: needs at least {s['minProperties']} keys"
-        props = s.get("properties", {})
-        other = s.get("additionalProperties", True)
-        for k, x in v.items():
-            if k in props:
-                e = self.errors(x, props[k], f"{path}.{k}")
-            else:
-                e = f"{path}: key {k!r} is not allowed" if other is False else self.errors(x, other, f"{path}.{k}")
-            if e:
-                return e
-            if "propertyNames" in s:
-                e = self.errors(k, s["propertyNames"], f"{path} (key {k!r})")
-                if e:
-                    return e
-        return None
-
-    def array_errors(self, v, s, path):
-        if not isinstance(v, list):
-            return None
-        if len(v) < s.get("minItems", 0):
-            return f"{path}: needs at least {s['minItems']} items"
-        if s.get("uniqueItems"):
-            seen = [json.dumps(x, sort_keys=True) for x in v]
-            if len(set(seen)) != len(seen):
-                return f"{path}: items are not unique"
-        for i, x in enumerate(v):
-            e = self.errors(x, s.get("items", True), f"{path}[{i}]")
-            if e:
-                return e
-        return None
-
-    def scalar_errors(self, v, s, path):
-        if is_type(v, "number"):
-            if "minimum" in s and v < s["minimum"]:
-                return f"{path}: {v} is below {s['minimum']}"
-            if "maximum" in s and v > s["maximum"]:
-                return f"{path}: {v} is above {s['maximum']}"
-        if isinstance(v, str):
-            if len(v) < s.get("minLength", 0):
-                return f"{path}: shorter than {s['minLength']}"
-            if "pattern" in s and not re.search(s["pattern"], v):
-                return f"{path}: {v[:60]!r} does not match {s['pattern']}"
-        return None
-
-    def combined_errors(self, v, s, path):
-        for i, sub in enumerate(s.get("allOf", [])):
-            e = self.errors(v, sub, path)
-            if e:
-                return e
-        if "anyOf" in s:
-            found = [self.errors(v, sub, path) for sub in s["anyOf"]]
-            if all(found):
-                return f"{path}: matches none of anyOf ({'; '.join(found)})"
-        if "if" in s and self.errors(v, s["if"], path) is None and "then" in s:
-            return self.errors(v, s["then"], path)
-        return None
+    return f"{len(found)} error(s): " + "; ".join(f"{e.json_path}: {e.message[:200]}" for e in found)
 
 
 def documents(args):
@@ -180,19 +101,14 @@ def main(argv):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     try:
-        with open(args[0]) as f:
-            v = Validator(json.load(f))
-    except (OSError, ValueError, SchemaError) as e:
+        v = load_validator(args[0])
+    except (OSError, ValueError) as e:
         print(f"check_schema: {args[0]}: {e}", file=sys.stderr)
         return 2
     bad = n = 0
     for path in documents(args[1:]):
         n += 1
-        try:
-            with open(path) as f:
-                e = v.errors(json.load(f), v.root, "$")
-        except (OSError, ValueError) as x:
-            e = f"not JSON: {x}"
+        e = errors(v, path)
         if expect_invalid and e is None:
             bad += 1
             print(f"{path}: valid, but it was planted to be invalid")

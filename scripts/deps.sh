@@ -4,6 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang pkg-config python3
+          python3-jsonschema  # scripts/check_schema.py validates the JSON documents against conformance/schema/
           libprotobuf-c-dev protobuf-c-compiler libroaring-dev libzstd-dev libcmocka-dev
           libcurl4-openssl-dev libexpat1-dev
           libxml2-dev  # the reference parse of fuzz/s3_listing_fuzz.c (a test dependency)

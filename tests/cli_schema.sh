@@ -2,12 +2,13 @@
 # cli_schema.sh: the JSON Schemas of conformance/schema/ against what they
 # describe. Every scenario of the suite is valid; every planted invalid
 # file of tests/schema/ is invalid, and lfa's own readers refuse it too
-# (the validator, scripts/check_schema.py, shares no code with them); the
+# (the validator, scripts/check_schema.py over Debian's python3-jsonschema,
+# shares no code with them); the
 # observations `lfa adapter` writes, and the document `lfa conformance
 # --json` prints, are valid. Run by ctest with the built lfa as $1.
 . "$(dirname "$0")/lib_cli.sh" "$1"
 export TMPDIR=$tmp
-schema() { python3 scripts/check_schema.py "$@"; }
+schema() { scripts/check_schema.py "$@"; }
 S=conformance/schema
 
 check "every scenario of the suite is valid" schema $S/scenario.schema.json conformance/scenarios
@@ -35,7 +36,7 @@ done
 # one number by the generator, which the build runs (so neither builds).
 R=conformance/schema/lance-releases.schema.json
 check "spec/lance-releases.json is valid and keeps its rules" bash -c "
-  python3 scripts/check_schema.py $R spec/lance-releases.json &&
+  scripts/check_schema.py $R spec/lance-releases.json &&
   python3 scripts/gen_lance_releases.py check spec/lance-releases.json >/dev/null"
 check "a registry fact without a source, a guessed number, or a source of the wrong kind, is invalid" schema --expect-invalid $R \
   tests/schema/registry_field_without_source.json tests/schema/registry_unconfirmed_number_guessed.json \
@@ -52,7 +53,7 @@ D=conformance/schema/dump.schema.json
 check "lfa dump --json is valid (sample with --rows, a tracked edge dataset)" bash -c "
   '$lfa' sample '$tmp/sample' >/dev/null && '$lfa' dump --json --rows '$tmp/sample' >'$tmp/dump1.json' &&
   '$lfa' dump --json conformance/edge/root9_empty_root_zero_bytes >'$tmp/dump2.json' &&
-  python3 scripts/check_schema.py $D '$tmp/dump1.json' '$tmp/dump2.json'"
+  scripts/check_schema.py $D '$tmp/dump1.json' '$tmp/dump2.json'"
 check "a dump document with an unlisted bit key or no manifest_fields is invalid" bash -c "
   python3 -c \"
 import json
@@ -62,7 +63,7 @@ json.dump(d, open('$tmp/dump_bad1.json', 'w'))
 d = json.load(open('$tmp/dump2.json'))
 del d['versions'][0]['manifest_fields']
 json.dump(d, open('$tmp/dump_bad2.json', 'w'))\" &&
-  python3 scripts/check_schema.py --expect-invalid $D '$tmp/dump_bad1.json' '$tmp/dump_bad2.json'"
+  scripts/check_schema.py --expect-invalid $D '$tmp/dump_bad1.json' '$tmp/dump_bad2.json'"
 
 mkdir "$tmp/obs"
 for s in delete_changes_no_state refused_invalidate_untracked_or_unknown conc_track_assigned_merge_insert; do
@@ -89,9 +90,23 @@ check "lfa conformance --json is valid: failures, crashes, passes, invalid" bash
   LFA='$lfa' '$lfa' conformance --filter 'update_*' --filter 'delete_*' --adapter 'python3 conformance/adapters/example_adapter.py --drop-invalidations' --json >'$tmp/r1.json' 2>/dev/null
   '$lfa' conformance --filter 'append_*' --adapter '$tmp/crash.sh' --json >'$tmp/r2.json' 2>/dev/null
   '$lfa' conformance --filter 'append_*' --json --max-failures 1 >'$tmp/r3.json' 2>/dev/null
-  python3 scripts/check_schema.py $S/report.schema.json '$tmp/r1.json' '$tmp/r2.json' '$tmp/r3.json' &&
+  scripts/check_schema.py $S/report.schema.json '$tmp/r1.json' '$tmp/r2.json' '$tmp/r3.json' &&
   grep -q '\"verdict\": \"fail\"' '$tmp/r1.json' && grep -q '\"verdict\": \"crash\"' '$tmp/r2.json'"
-check "the validator refuses a keyword it does not implement" bash -c "
-  echo '{\"type\": \"object\", \"maxProperties\": 1}' >'$tmp/s.json' && echo '{}' >'$tmp/d.json'
-  python3 scripts/check_schema.py '$tmp/s.json' '$tmp/d.json'; test \$? -eq 2"
+# The validator itself: jsonschema ignores a keyword the draft does not
+# define, so a misspelt constraint would pass everything; check_schema.py
+# refuses it, and a schema jsonschema finds invalid or of another draft.
+D12='"$schema": "https://json-schema.org/draft/2020-12/schema"'
+echo '{}' >"$tmp/d.json"
+echo '{"a": 1, "b": 2}' >"$tmp/two.json"
+echo "{$D12, \"type\": \"object\", \"requried\": [\"a\"]}" >"$tmp/typo.json"
+echo "{$D12, \"type\": \"objekt\"}" >"$tmp/badtype.json"
+echo '{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}' >"$tmp/draft7.json"
+echo "{$D12, \"maxProperties\": 1}" >"$tmp/max.json"
+for s in "typo:not defined by 2020-12" "badtype:not a valid 2020-12 schema" "draft7:must declare"; do
+  check "the validator refuses a schema with ${s%%:*} (${s#*:})" bash -c "
+    scripts/check_schema.py '$tmp/${s%%:*}.json' '$tmp/d.json' 2>'$tmp/err'; test \$? -eq 2 && grep -q '${s#*:}' '$tmp/err'"
+done
+check "the validator judges a document by a keyword our schemas do not use (maxProperties)" bash -c "
+  scripts/check_schema.py --expect-invalid '$tmp/max.json' '$tmp/two.json' >/dev/null &&
+  scripts/check_schema.py '$tmp/max.json' '$tmp/d.json' >/dev/null"
 finish

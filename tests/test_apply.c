@@ -20,6 +20,7 @@
 #include "lfa/bitmap.h"
 #include "lfa/load.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"
 
@@ -116,9 +117,6 @@ static void test_FA_OP_4_sample_replays(void **state) {
 }
 
 /* ---- each rule broken on purpose ------------------------------------------------------ */
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__RowChange RowChange;
 
 /* A private copy of version v's transaction that a test may edit. */
 static Lance__Table__Transaction *txn_of(const history *h, size_t i) {

@@ -22,13 +22,12 @@
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/manifest.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/verify.h"
 
 #define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
 #define DAY 86400
-
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 static const uint64_t K1_12[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 static const lfa_new_field SCHEMA[] = {

@@ -28,6 +28,7 @@
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/manifest.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
 #include "lfa/transaction.h"
@@ -35,11 +36,6 @@
 #include "lfa/writer.h"
 
 #define KEYS(...) ((lfa_keys){sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), (const uint64_t[]){__VA_ARGS__}})
-
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__DataFragment DataFragment;
-typedef Lance__Table__DataFile DataFile;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 /* ---- scratch directories, files, verification ------------------------------------------------- */
 

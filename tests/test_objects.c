@@ -21,9 +21,8 @@
 #include "lfa/history.h"
 #include "lfa/memfs.h"
 #include "lfa/objects.h"
+#include "lfa/pb_types.h"
 #include "lfa/verify.h"
-
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 /* Puts the portable encoding of {values} at `path`; its length in *size. */
 static void put_bitmap(lfa_memfs *m, const char *path, const uint32_t *values, size_t n, uint64_t *size) {

@@ -10,12 +10,9 @@
 
 #include "lfa/limits.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/rowids.h"
 #include "rowids.pb-c.h"
-
-typedef Lance__Table__U64Segment segment_pb;
-typedef Lance__Table__EncodedU64Array array_pb;
-typedef Lance__Table__RowIdSequence sequence_pb;
 
 /* ---- message kit: calloc'ed protobuf-c structs freed together -------------- */
 
@@ -43,26 +40,26 @@ static uint8_t *kit_bytes(kit *k, const void *src, size_t n) {
   return p;
 }
 
-static segment_pb *seg_new(kit *k, Lance__Table__U64Segment__SegmentCase c) {
-  static const segment_pb init = LANCE__TABLE__U64_SEGMENT__INIT;
-  segment_pb *s = kit_new(k, sizeof *s);
+static U64Segment *seg_new(kit *k, Lance__Table__U64Segment__SegmentCase c) {
+  static const U64Segment init = LANCE__TABLE__U64_SEGMENT__INIT;
+  U64Segment *s = kit_new(k, sizeof *s);
   *s = init;
   s->segment_case = c;
   return s;
 }
 
-static segment_pb *seg_range(kit *k, uint64_t start, uint64_t end) {
+static U64Segment *seg_range(kit *k, uint64_t start, uint64_t end) {
   static const Lance__Table__U64Segment__Range init = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
-  segment_pb *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE);
+  U64Segment *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE);
   s->range = kit_new(k, sizeof *s->range);
   *s->range = init;
   s->range->start = start, s->range->end = end;
   return s;
 }
 
-static segment_pb *seg_holes(kit *k, uint64_t start, uint64_t end, array_pb *holes) {
+static U64Segment *seg_holes(kit *k, uint64_t start, uint64_t end, EncodedU64Array *holes) {
   static const Lance__Table__U64Segment__RangeWithHoles init = LANCE__TABLE__U64_SEGMENT__RANGE_WITH_HOLES__INIT;
-  segment_pb *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE_WITH_HOLES);
+  U64Segment *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE_WITH_HOLES);
   s->range_with_holes = kit_new(k, sizeof *s->range_with_holes);
   *s->range_with_holes = init;
   s->range_with_holes->start = start, s->range_with_holes->end = end;
@@ -70,9 +67,9 @@ static segment_pb *seg_holes(kit *k, uint64_t start, uint64_t end, array_pb *hol
   return s;
 }
 
-static segment_pb *seg_bitmap(kit *k, uint64_t start, uint64_t end, const uint8_t *bits, size_t n) {
+static U64Segment *seg_bitmap(kit *k, uint64_t start, uint64_t end, const uint8_t *bits, size_t n) {
   static const Lance__Table__U64Segment__RangeWithBitmap init = LANCE__TABLE__U64_SEGMENT__RANGE_WITH_BITMAP__INIT;
-  segment_pb *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE_WITH_BITMAP);
+  U64Segment *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE_WITH_BITMAP);
   s->range_with_bitmap = kit_new(k, sizeof *s->range_with_bitmap);
   *s->range_with_bitmap = init;
   s->range_with_bitmap->start = start, s->range_with_bitmap->end = end;
@@ -81,14 +78,14 @@ static segment_pb *seg_bitmap(kit *k, uint64_t start, uint64_t end, const uint8_
   return s;
 }
 
-static segment_pb *seg_sorted(kit *k, array_pb *a) {
-  segment_pb *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_SORTED_ARRAY);
+static U64Segment *seg_sorted(kit *k, EncodedU64Array *a) {
+  U64Segment *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_SORTED_ARRAY);
   s->sorted_array = a;
   return s;
 }
 
-static segment_pb *seg_array(kit *k, array_pb *a) {
-  segment_pb *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_ARRAY);
+static U64Segment *seg_array(kit *k, EncodedU64Array *a) {
+  U64Segment *s = seg_new(k, LANCE__TABLE__U64_SEGMENT__SEGMENT_ARRAY);
   s->array = a;
   return s;
 }
@@ -96,12 +93,12 @@ static segment_pb *seg_array(kit *k, array_pb *a) {
 /* An EncodedU64Array of the given width (2, 4, 8) over raw bytes, so tests
  * can also give byte lengths that are not a multiple of the width. Width 0
  * leaves the oneof unset. */
-static array_pb *arr_raw(kit *k, unsigned width, uint64_t base, const void *bytes, size_t n) {
-  static const array_pb init = LANCE__TABLE__ENCODED_U64_ARRAY__INIT;
+static EncodedU64Array *arr_raw(kit *k, unsigned width, uint64_t base, const void *bytes, size_t n) {
+  static const EncodedU64Array init = LANCE__TABLE__ENCODED_U64_ARRAY__INIT;
   static const Lance__Table__EncodedU64Array__U16Array i16 = LANCE__TABLE__ENCODED_U64_ARRAY__U16_ARRAY__INIT;
   static const Lance__Table__EncodedU64Array__U32Array i32 = LANCE__TABLE__ENCODED_U64_ARRAY__U32_ARRAY__INIT;
   static const Lance__Table__EncodedU64Array__U64Array i64 = LANCE__TABLE__ENCODED_U64_ARRAY__U64_ARRAY__INIT;
-  array_pb *a = kit_new(k, sizeof *a);
+  EncodedU64Array *a = kit_new(k, sizeof *a);
   *a = init;
   ProtobufCBinaryData data = {n, kit_bytes(k, bytes, n)};
   if (width == 2) {
@@ -121,7 +118,7 @@ static array_pb *arr_raw(kit *k, unsigned width, uint64_t base, const void *byte
 }
 
 /* Little-endian words of the given width, as upstream lays them out. */
-static array_pb *arr_words(kit *k, unsigned width, uint64_t base, const uint64_t *words, size_t n) {
+static EncodedU64Array *arr_words(kit *k, unsigned width, uint64_t base, const uint64_t *words, size_t n) {
   uint8_t buf[512];
   assert_true(n * width <= sizeof buf);
   for (size_t i = 0; i < n; i++)
@@ -129,8 +126,8 @@ static array_pb *arr_words(kit *k, unsigned width, uint64_t base, const uint64_t
   return arr_raw(k, width, base, buf, n * width);
 }
 
-static lfa_buf pack_sequence(segment_pb **segs, size_t n) {
-  sequence_pb seq = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
+static lfa_buf pack_sequence(U64Segment **segs, size_t n) {
+  RowIdSequence seq = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
   seq.n_segments = n;
   seq.segments = segs;
   lfa_buf out = {0};
@@ -162,7 +159,7 @@ static void expect_reject(const lfa_buf *b, lfa_status want, const char *rule, c
 }
 
 /* Packs `segs`, expects the rejection, cleans up. */
-static void reject_segments(kit *k, segment_pb **segs, size_t n, lfa_status want, const char *rule,
+static void reject_segments(kit *k, U64Segment **segs, size_t n, lfa_status want, const char *rule,
                             const char *needle) {
   lfa_buf b = pack_sequence(segs, n);
   expect_reject(&b, want, rule, needle);
@@ -170,12 +167,12 @@ static void reject_segments(kit *k, segment_pb **segs, size_t n, lfa_status want
   kit_free(k);
 }
 
-static void reject_one(kit *k, segment_pb *s, const char *needle) {
+static void reject_one(kit *k, U64Segment *s, const char *needle) {
   reject_segments(k, &s, 1, LFA_ERR_RULE, "FA-LANCE-11", needle);
 }
 
 /* Encodes, decodes, compares; returns the unpacked message for shape checks. */
-static sequence_pb *round_trip(const uint64_t *ids, size_t n) {
+static RowIdSequence *round_trip(const uint64_t *ids, size_t n) {
   lfa_error err = {0};
   lfa_buf b = {0};
   assert_ok(lfa_row_ids_encode(&b, ids, n, &err), &err);
@@ -185,10 +182,10 @@ static sequence_pb *round_trip(const uint64_t *ids, size_t n) {
                           b.len, "test", &err),
             &err);
   lfa_buf_free(&b);
-  return (sequence_pb *)(void *)m;
+  return (RowIdSequence *)(void *)m;
 }
 
-static Lance__Table__EncodedU64Array__ArrayCase array_width(const sequence_pb *s, size_t i) {
+static Lance__Table__EncodedU64Array__ArrayCase array_width(const RowIdSequence *s, size_t i) {
   assert_true(i < s->n_segments);
   assert_int_equal(s->segments[i]->segment_case, LANCE__TABLE__U64_SEGMENT__SEGMENT_ARRAY);
   return s->segments[i]->array->array_case;
@@ -200,7 +197,7 @@ static void test_FA_LANCE_11_round_trip_contiguous_is_one_range(void **state) {
   (void)state;
   uint64_t ids[1000];
   for (size_t i = 0; i < 1000; i++) ids[i] = 5000 + i;
-  sequence_pb *s = round_trip(ids, 1000);
+  RowIdSequence *s = round_trip(ids, 1000);
   assert_int_equal(s->n_segments, 1);
   assert_int_equal(s->segments[0]->segment_case, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE);
   assert_int_equal(s->segments[0]->range->start, 5000);
@@ -222,7 +219,7 @@ static void test_FA_LANCE_11_round_trip_mixed_runs(void **state) {
   ids[n++] = 301, ids[n++] = 302;                       /* short run: stays in the array */
   for (uint64_t v = 1000; v < 1100; v++) ids[n++] = v;  /* range [1000, 1100) */
   ids[n++] = 99999;                                     /* array */
-  sequence_pb *s = round_trip(ids, n);
+  RowIdSequence *s = round_trip(ids, n);
   assert_int_equal(s->n_segments, 4);
   assert_int_equal(s->segments[0]->segment_case, LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE);
   assert_int_equal(array_width(s, 1), LANCE__TABLE__ENCODED_U64_ARRAY__ARRAY_U16_ARRAY);
@@ -248,7 +245,7 @@ static void test_FA_LANCE_11_round_trip_array_widths(void **state) {
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     uint64_t lo = 10, ids[] = {lo + cases[c].spread, lo + 5, lo, lo + cases[c].spread / 2};
-    sequence_pb *s = round_trip(ids, 4);
+    RowIdSequence *s = round_trip(ids, 4);
     assert_int_equal(s->n_segments, 1);
     assert_int_equal(array_width(s, 0), cases[c].want);
     if (cases[c].want != LANCE__TABLE__ENCODED_U64_ARRAY__ARRAY_U64_ARRAY)
@@ -265,7 +262,7 @@ static void test_FA_LANCE_11_round_trip_near_uint64_max(void **state) {
   uint64_t ids[32];
   for (size_t i = 0; i < 21; i++) ids[i] = UINT64_MAX - 20 + i; /* ends at UINT64_MAX */
   /* [MAX-20, MAX) is a range; MAX itself cannot be (end is exclusive). */
-  sequence_pb *s = round_trip(ids, 21);
+  RowIdSequence *s = round_trip(ids, 21);
   assert_int_equal(s->n_segments, 2);
   assert_int_equal(s->segments[0]->range->end, UINT64_MAX);
   assert_int_equal(array_width(s, 1), LANCE__TABLE__ENCODED_U64_ARRAY__ARRAY_U16_ARRAY);
@@ -313,7 +310,7 @@ static void test_FA_LANCE_11_round_trip_random(void **state) {
                                : UINT64_MAX - r % 64;
       }
     }
-    sequence_pb *s = round_trip(ids, n);
+    RowIdSequence *s = round_trip(ids, n);
     lfa_pb_free(s);
   }
   free(ids);
@@ -340,7 +337,7 @@ static void test_FA_LIMIT_1_encode_stays_within_segment_limit(void **state) {
     for (size_t i = 0; i < 8; i++) ids[g * 9 + i] = g * 100 + i;
     ids[g * 9 + 8] = g * 100 + 50;
   }
-  sequence_pb *s = round_trip(ids, n);
+  RowIdSequence *s = round_trip(ids, n);
   assert_true(s->n_segments <= LFA_ROW_ID_SEGMENTS_MAX);
   lfa_pb_free(s);
   free(ids);
@@ -351,7 +348,7 @@ static void test_FA_LIMIT_1_encode_stays_within_segment_limit(void **state) {
 static void test_FA_LANCE_11_decode_range(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {seg_range(&k, 7, 10), seg_range(&k, 0, 0), seg_range(&k, 3, 4)};
+  U64Segment *segs[] = {seg_range(&k, 7, 10), seg_range(&k, 0, 0), seg_range(&k, 3, 4)};
   lfa_buf b = pack_sequence(segs, 3);
   expect_ids(&b, (const uint64_t[]){7, 8, 9, 3}, 4);
   lfa_buf_free(&b);
@@ -368,7 +365,7 @@ static void test_FA_LANCE_7_decode_rows_counts_before_expanding(void **state) {
   kit k = {0};
   lfa_error err = {0};
   lfa_row_ids got = {0};
-  segment_pb *segs[] = {seg_range(&k, 7, 10), seg_range(&k, 3, 4)};
+  U64Segment *segs[] = {seg_range(&k, 7, 10), seg_range(&k, 3, 4)};
   lfa_buf b = pack_sequence(segs, 2);
   assert_ok(lfa_row_ids_decode_rows(&got, b.data, b.len, 4, &err), &err);
   assert_int_equal(got.count, 4);
@@ -379,7 +376,7 @@ static void test_FA_LANCE_7_decode_rows_counts_before_expanding(void **state) {
   assert_non_null(strstr(err.msg, "holds 4 ids for 5 physical rows"));
   assert_null(got.ids);
   lfa_buf_free(&b);
-  segment_pb *huge[] = {seg_range(&k, 0, 1u << 26)};
+  U64Segment *huge[] = {seg_range(&k, 0, 1u << 26)};
   b = pack_sequence(huge, 1);
   assert_true(b.len < 16);
   assert_status(lfa_row_ids_decode_rows(&got, b.data, b.len, 10, &err), LFA_ERR_RULE, &err);
@@ -394,7 +391,7 @@ static void test_FA_LANCE_7_decode_rows_counts_before_expanding(void **state) {
 static void test_FA_LANCE_11_decode_empty_ranges_accepted(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {seg_range(&k, 0, 0), seg_holes(&k, 5, 5, arr_raw(&k, 2, 0, NULL, 0)),
+  U64Segment *segs[] = {seg_range(&k, 0, 0), seg_holes(&k, 5, 5, arr_raw(&k, 2, 0, NULL, 0)),
                         seg_bitmap(&k, 9, 9, NULL, 0), seg_array(&k, arr_raw(&k, 8, 0, NULL, 0))};
   lfa_buf b = pack_sequence(segs, 4);
   lfa_error err = {0};
@@ -410,7 +407,7 @@ static void test_FA_LANCE_11_decode_range_with_holes(void **state) {
   (void)state;
   kit k = {0};
   /* Holes are absolute values (upstream: range 50..60, holes [53, 54]). */
-  segment_pb *segs[] = {seg_holes(&k, 50, 60, arr_words(&k, 2, 53, (const uint64_t[]){0, 1}, 2)),
+  U64Segment *segs[] = {seg_holes(&k, 50, 60, arr_words(&k, 2, 53, (const uint64_t[]){0, 1}, 2)),
                         seg_holes(&k, 100, 105, arr_words(&k, 8, 0, (const uint64_t[]){100, 104}, 2)),
                         seg_holes(&k, 1, 3, arr_words(&k, 4, 0, (const uint64_t[]){2}, 1))};
   lfa_buf b = pack_sequence(segs, 3);
@@ -424,7 +421,7 @@ static void test_FA_LANCE_11_decode_range_with_holes(void **state) {
 static void test_FA_LANCE_11_decode_range_with_bitmap_lsb_first(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {seg_bitmap(&k, 10, 15, (const uint8_t[]){0x15}, 1),
+  U64Segment *segs[] = {seg_bitmap(&k, 10, 15, (const uint8_t[]){0x15}, 1),
                         seg_bitmap(&k, 100, 110, (const uint8_t[]){0x81, 0x02}, 2),
                         seg_bitmap(&k, 0, 16, (const uint8_t[]){0xff, 0x00}, 2)};
   lfa_buf b = pack_sequence(segs, 3);
@@ -436,7 +433,7 @@ static void test_FA_LANCE_11_decode_range_with_bitmap_lsb_first(void **state) {
 static void test_FA_LANCE_11_decode_sorted_array_and_array(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {
+  U64Segment *segs[] = {
       seg_sorted(&k, arr_words(&k, 2, 200, (const uint64_t[]){1, 2, 3}, 3)),
       seg_sorted(&k, arr_words(&k, 4, 1ull << 40, (const uint64_t[]){0, 70000, UINT32_MAX}, 3)),
       seg_sorted(&k, arr_words(&k, 8, 0, (const uint64_t[]){5, UINT64_MAX}, 2)),
@@ -456,7 +453,7 @@ static void test_FA_LANCE_11_decode_sorted_array_and_array(void **state) {
 static void test_FA_LANCE_11_message_names_segment_and_fault(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {seg_range(&k, 0, 3), seg_range(&k, 3, 4), seg_range(&k, 4, 5),
+  U64Segment *segs[] = {seg_range(&k, 0, 3), seg_range(&k, 3, 4), seg_range(&k, 4, 5),
                         seg_holes(&k, 10, 15, arr_words(&k, 8, 0, (const uint64_t[]){17}, 1))};
   reject_segments(&k, segs, 4, LFA_ERR_RULE, "FA-LANCE-11",
                   "segment 3 (range_with_holes): hole 17 is outside [10, 15)");
@@ -535,7 +532,7 @@ static void test_FA_LANCE_11_rejects_base_overflow(void **state) {
 static void test_FA_LANCE_11_rejects_unset_kinds(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {seg_range(&k, 0, 1), seg_new(&k, LANCE__TABLE__U64_SEGMENT__SEGMENT__NOT_SET)};
+  U64Segment *segs[] = {seg_range(&k, 0, 1), seg_new(&k, LANCE__TABLE__U64_SEGMENT__SEGMENT__NOT_SET)};
   reject_segments(&k, segs, 2, LFA_ERR_RULE, "FA-LANCE-11", "segment 1 (unset): has no kind");
   reject_one(&k, seg_array(&k, arr_raw(&k, 0, 0, NULL, 0)), "segment 0 (array): values has no width");
   reject_one(&k, seg_sorted(&k, arr_raw(&k, 0, 0, NULL, 0)), "segment 0 (sorted_array): values has no width");
@@ -555,12 +552,12 @@ static void test_FA_LANCE_11_rejects_non_protobuf(void **state) {
 static void test_FA_LIMIT_1_huge_range_refused_before_allocation(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *big = seg_range(&k, 1, (1ull << 40) + 1);
+  U64Segment *big = seg_range(&k, 1, (1ull << 40) + 1);
   reject_segments(&k, &big, 1, LFA_ERR_LIMIT, "FA-LIMIT-1", "segment 0 (range): 1099511627776 ids");
   /* Two ranges whose sum wraps u64 must not look small. */
-  segment_pb *wrap[] = {seg_range(&k, 0, 1ull << 63), seg_range(&k, 0, 1ull << 63)};
+  U64Segment *wrap[] = {seg_range(&k, 0, 1ull << 63), seg_range(&k, 0, 1ull << 63)};
   reject_segments(&k, wrap, 2, LFA_ERR_LIMIT, "FA-LIMIT-1", "segment 0 (range)");
-  segment_pb *edge[] = {seg_range(&k, 0, LFA_ROW_IDS_MAX), seg_range(&k, 5, 6)};
+  U64Segment *edge[] = {seg_range(&k, 0, LFA_ROW_IDS_MAX), seg_range(&k, 5, 6)};
   char needle[64];
   snprintf(needle, sizeof needle, "segment 1 (range): 1 ids after %u", (unsigned)LFA_ROW_IDS_MAX);
   reject_segments(&k, edge, 2, LFA_ERR_LIMIT, "FA-LIMIT-1", needle);
@@ -570,9 +567,9 @@ static void test_FA_LIMIT_1_too_many_segments(void **state) {
   (void)state;
   kit k = {0};
   size_t n = (size_t)LFA_ROW_ID_SEGMENTS_MAX + 1;
-  segment_pb **segs = malloc(n * sizeof *segs);
+  U64Segment **segs = malloc(n * sizeof *segs);
   assert_non_null(segs);
-  segment_pb *empty = seg_range(&k, 0, 0); /* every slot shares it: only the count matters */
+  U64Segment *empty = seg_range(&k, 0, 0); /* every slot shares it: only the count matters */
   for (size_t i = 0; i < n; i++) segs[i] = empty;
   reject_segments(&k, segs, n, LFA_ERR_LIMIT, "FA-LIMIT-1", "1048577 segments (limit 1048576)");
   free(segs);
@@ -583,7 +580,7 @@ static void test_FA_LIMIT_1_too_many_segments(void **state) {
 static void test_FA_LANCE_11_byte_flips_never_crash(void **state) {
   (void)state;
   kit k = {0};
-  segment_pb *segs[] = {
+  U64Segment *segs[] = {
       seg_range(&k, 0, 40),
       seg_holes(&k, 100, 140, arr_words(&k, 2, 100, (const uint64_t[]){1, 7, 30}, 3)),
       seg_bitmap(&k, 200, 220, (const uint8_t[]){0x5a, 0xff, 0x03}, 3),

@@ -12,12 +12,10 @@
 #include "lfa/bitmap.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
+#include "lfa/pb_types.h"
 #include "lfa/transaction.h"
 #include "lfa/verify.h"
 #include "lfa/writer.h"
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
 
 
 enum { ID = 0, EMB = 1, EXTRA = 2 }; /* the field ids of rules_setup */

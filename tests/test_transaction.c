@@ -4,11 +4,8 @@
 #include "testutil.h"
 
 #include "lfa/bitmap.h"
+#include "lfa/pb_types.h"
 #include "lfa/transaction.h"
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__RowChange RowChange;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
 
 /* Packs a transaction holding `side` and decodes it again. */
 static lfa_status round_trip(Sidecar *side, Lance__Table__Transaction **out, lfa_error *err) {

@@ -26,6 +26,7 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
 #include "lfa/sample.h"
@@ -34,12 +35,6 @@
 
 #define EXAMPLE SHARED_DIR "/upstream-layout-example/address-mode-history"
 #define TEST_DATA SHARED_DIR "/lance-test-data"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__RowChange RowChange;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 enum { EMB = 2 }; /* the tracked field of the sample and of the example */
 

@@ -23,12 +23,10 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/transaction.h"
 #include "lfa/verify.h"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__Transaction Txn;
 
 enum { EMB = 1 };
 

@@ -46,20 +46,11 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
 #include "lfa/transaction.h"
 #include "rowids.pb-c.h"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__DataFragment Fragment;
-typedef Lance__Table__DataFile DataFile;
-typedef Lance__Table__FieldAssignmentState Descriptor;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__RowChange RowChange;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
 
 enum { SEED = 20240607 };
 
@@ -331,7 +322,7 @@ static Descriptor *descriptor(const Manifest *m, int32_t field_id) {
   return NULL;
 }
 
-static Fragment *fragment(const Manifest *m, uint64_t id) {
+static DataFragment *fragment(const Manifest *m, uint64_t id) {
   for (size_t i = 0; i < m->n_fragments; i++)
     if (m->fragments[i]->id == id) return m->fragments[i];
   need_true(false, "no such fragment");
@@ -349,11 +340,11 @@ static Lance__File__Field *schema_field(const Manifest *m, int32_t id) {
  * Delete, Merge, Rewrite groups). */
 typedef struct fragment_lists {
   size_t count;
-  Fragment ***lists[8];
+  DataFragment ***lists[8];
   size_t *sizes[8];
 } fragment_lists;
 
-static void add_list(fragment_lists *l, Fragment ***list, size_t *size) {
+static void add_list(fragment_lists *l, DataFragment ***list, size_t *size) {
   l->lists[l->count] = list, l->sizes[l->count] = size;
   l->count++;
 }
@@ -386,12 +377,12 @@ static fragment_lists txn_fragments(Txn *t) {
 
 /* The transaction's copy of a manifest fragment (same first data file), or
  * NULL: edits to a fragment go to both, so they never disagree. */
-static Fragment *txn_twin(Txn *t, const Fragment *f) {
+static DataFragment *txn_twin(Txn *t, const DataFragment *f) {
   if (t == NULL || f->n_files == 0) return NULL;
   fragment_lists l = txn_fragments(t);
   for (size_t k = 0; k < l.count; k++)
     for (size_t i = 0; i < *l.sizes[k]; i++) {
-      Fragment *g = (*l.lists[k])[i];
+      DataFragment *g = (*l.lists[k])[i];
       if (g->n_files > 0 && strcmp(g->files[0]->path, f->files[0]->path) == 0) return g;
     }
   return NULL;
@@ -580,7 +571,7 @@ static void lance1_footer_magic(const char *dir) {
 
 static void swap_fragments(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = mf->manifest->fragments[0];
+  DataFragment *f = mf->manifest->fragments[0];
   mf->manifest->fragments[0] = mf->manifest->fragments[1];
   mf->manifest->fragments[1] = f;
 }
@@ -618,7 +609,7 @@ static void lance9_schema_id_twice(const char *dir) {
 
 static void rows_unknown(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
   f->physical_rows = 0;
   if (twin != NULL) twin->physical_rows = 0;
 }
@@ -632,7 +623,7 @@ static void lance12_physical_rows_unknown(const char *dir) {
 
 static void id_2_32(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
   f->id = (uint64_t)1 << 32;
   if (twin != NULL) twin->id = f->id;
   /* max_fragment_id is a u32: leave it out, as FA-LANCE-8 allows */
@@ -652,8 +643,8 @@ static void lance13_fragment_id_2_32(const char *dir) {
 static void set_file_fields(lfa_manifest_file *mf, const char *path, const int32_t *fields, size_t n) {
   Manifest *m = mf->manifest;
   for (size_t i = 0; i < m->n_fragments; i++) {
-    Fragment *f = m->fragments[i], *twin = txn_twin(mf->transaction, f);
-    Fragment *both[] = {f, twin};
+    DataFragment *f = m->fragments[i], *twin = txn_twin(mf->transaction, f);
+    DataFragment *both[] = {f, twin};
     for (size_t b = 0; b < 2; b++)
       for (size_t k = 0; both[b] != NULL && k < both[b]->n_files; k++) {
         DataFile *df = both[b]->files[k];
@@ -778,7 +769,7 @@ static void lance4_deleted_offset_past_end(const char *dir) {
 
 static void deleted_count_2(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = fragment(mf->manifest, 0), *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = fragment(mf->manifest, 0), *twin = txn_twin(mf->transaction, f);
   f->deletion_file->num_deleted_rows = 2;
   if (twin != NULL && twin->deletion_file != NULL) twin->deletion_file->num_deleted_rows = 2;
 }
@@ -810,8 +801,8 @@ static void lance16_deletion_file_missing(const char *dir) {
 
 /* Replaces fragment 1's inline row ids (manifest and transaction). */
 static void set_row_ids(lfa_manifest_file *mf, const lfa_buf *b) {
-  Fragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
-  Fragment *both[] = {f, twin};
+  DataFragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
+  DataFragment *both[] = {f, twin};
   need_true(f->row_id_sequence_case == LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE_INLINE_ROW_IDS,
             "row ids are not inline");
   for (size_t i = 0; i < 2; i++) /* the transaction's copy has ids only when the writer gave it some */
@@ -1590,7 +1581,7 @@ static void same_first_path(lfa_manifest_file *mf, const char *dir) {
   base.id = 1, base.is_dataset_root = true, base.path = (char *)"/lfa-conformance/other-dataset";
   PUSH(m->base_paths, m->n_base_paths, clone_msg(&base));
   m->reader_feature_flags |= FLAG_BASE_PATHS, m->writer_feature_flags |= FLAG_BASE_PATHS;
-  Fragment *f = fragment(m, 3), *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = fragment(m, 3), *twin = txn_twin(mf->transaction, f);
   set_string(&f->files[0]->path, "v3-0.lance");
   f->files[0]->_base_id_case = LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID, f->files[0]->base_id = 1;
   if (twin != NULL) {
@@ -1770,7 +1761,7 @@ enum { FLAG_DELETION_FILES = 1 };
 static void keep_deleted_row(lfa_manifest_file *mf, const char *dir) {
   Manifest *m = mf->manifest;
   need_true(m->n_fragments == 1, "the compaction made more than one fragment");
-  Fragment *f = m->fragments[0], *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = m->fragments[0], *twin = txn_twin(mf->transaction, f);
   Lance__Table__DeletionFile d = LANCE__TABLE__DELETION_FILE__INIT;
   d.file_type = LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__ARROW_ARRAY;
   d.read_version = 2, d.id = 71, d.num_deleted_rows = 1;
@@ -1781,7 +1772,7 @@ static void keep_deleted_row(lfa_manifest_file *mf, const char *dir) {
   lfa_error err = {0};
   need(lfa_deletion_encode(&b, LFA_DELETION_ARROW, set, &err), &err, rel);
   put_bytes(dir, rel, b.data, b.len);
-  Fragment *both[] = {f, twin};
+  DataFragment *both[] = {f, twin};
   for (size_t i = 0; i < 2; i++) {
     if (both[i] == NULL) continue;
     both[i]->physical_rows = 6; /* every old row, the deleted (0, 1) kept as row 1 */
@@ -1835,11 +1826,11 @@ static void new_row_id(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
   Manifest *m = mf->manifest;
   need_true(m->n_fragments == 1, "the compaction made more than one fragment");
-  Fragment *f = m->fragments[0], *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = m->fragments[0], *twin = txn_twin(mf->transaction, f);
   lfa_buf b = {0};
   lfa_error err = {0};
   need(lfa_row_ids_encode(&b, (const uint64_t[]){1000, 1, 2, 3, 4, 5}, 6, &err), &err, "row ids");
-  Fragment *both[] = {f, twin};
+  DataFragment *both[] = {f, twin};
   for (size_t i = 0; i < 2; i++)
     if (both[i] != NULL) set_bytes(&both[i]->inline_row_ids, &b);
   m->next_row_id = 1001;
@@ -2011,7 +2002,7 @@ static void div_path_layout_deviation_accepted(const char *dir) {
 
 static void huge_fragment(lfa_manifest_file *mf, const char *dir) {
   (void)dir;
-  Fragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
+  DataFragment *f = fragment(mf->manifest, 1), *twin = txn_twin(mf->transaction, f);
   lfa_buf b = range_sequence(3, 3 + HUGE_ROWS);
   set_row_ids(mf, &b);
   f->physical_rows = HUGE_ROWS;

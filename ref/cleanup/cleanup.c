@@ -20,13 +20,11 @@
 #include "lfa/manifest.h"
 #include "lfa/objects.h"
 #include "lfa/paths.h"
+#include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/search.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 /* What a visit of a version does with the objects it reaches. */
 typedef enum visit_kind {

@@ -31,9 +31,8 @@
 
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
+#include "lfa/pb_types.h"
 #include "lfa/rowids.h"
-
-typedef Lance__Table__DataFragment DataFragment;
 
 
 /* ---- fragments of the transaction -------------------------------------------- */

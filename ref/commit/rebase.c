@@ -19,12 +19,9 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/pb_types.h"
 #include "lfa/rowids.h"
 #include "lfa/search.h"
-
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__DataFragment DataFragment;
 
 /* A row of the head: its fragment index and physical offset. */
 typedef struct src_row {

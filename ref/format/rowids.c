@@ -31,13 +31,11 @@
 
 #include "lfa/limits.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "rowids.pb-c.h"
 
 #define RULE "FA-LANCE-11"
 #define LIMIT_RULE "FA-LIMIT-1"
-
-typedef Lance__Table__U64Segment segment_pb;
-typedef Lance__Table__EncodedU64Array array_pb;
 
 /* A run shorter than this costs more as a `range` segment (two varints and
  * two message headers) than as a few more u16 offsets in an array. */
@@ -63,7 +61,7 @@ static uint64_t view_get(const array_view *v, size_t k) {
 
 /* Sets up the view without checking; the caller checked with check_array,
  * or the width is unset and n stays 0. */
-static array_view view_of(const array_pb *a) {
+static array_view view_of(const EncodedU64Array *a) {
   array_view v = {NULL, 0, 0, 8, 0};
   const ProtobufCBinaryData *b = NULL;
   if (a->array_case == LANCE__TABLE__ENCODED_U64_ARRAY__ARRAY_U16_ARRAY) {
@@ -77,7 +75,7 @@ static array_view view_of(const array_pb *a) {
   return v;
 }
 
-static lfa_status check_array(array_view *out, const array_pb *a, size_t seg, const char *kind,
+static lfa_status check_array(array_view *out, const EncodedU64Array *a, size_t seg, const char *kind,
                               const char *what, lfa_error *err) {
   if (a == NULL) /* upstream: "missing hole" */
     return lfa_fail(err, LFA_ERR_RULE, RULE, "segment %zu (%s): %s is missing", seg, kind, what);
@@ -191,7 +189,7 @@ static lfa_status count_bitmap(uint64_t *count, const Lance__Table__U64Segment__
   return LFA_OK;
 }
 
-static lfa_status count_sorted(uint64_t *count, const array_pb *a, size_t seg, lfa_error *err) {
+static lfa_status count_sorted(uint64_t *count, const EncodedU64Array *a, size_t seg, lfa_error *err) {
   static const char kind[] = "sorted_array";
   array_view v;
   lfa_status st = check_array(&v, a, seg, kind, "values", err);
@@ -207,7 +205,7 @@ static lfa_status count_sorted(uint64_t *count, const array_pb *a, size_t seg, l
   return LFA_OK;
 }
 
-static lfa_status count_segment(uint64_t *count, const segment_pb *s, size_t seg, lfa_error *err) {
+static lfa_status count_segment(uint64_t *count, const U64Segment *s, size_t seg, lfa_error *err) {
   array_view v;
   lfa_status st;
   switch (s->segment_case) {
@@ -252,7 +250,7 @@ static lfa_status count_all(uint64_t *total, const Lance__Table__RowIdSequence *
 }
 
 /* Writes the ids of a segment count_segment accepted; returns how many. */
-static size_t expand_segment(uint64_t *dst, const segment_pb *s) {
+static size_t expand_segment(uint64_t *dst, const U64Segment *s) {
   size_t k = 0;
   if (s->segment_case == LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE) {
     for (uint64_t x = s->range->start; x < s->range->end; x++) dst[k++] = x;
@@ -269,7 +267,7 @@ static size_t expand_segment(uint64_t *dst, const segment_pb *s) {
     for (uint64_t i = 0; i < r->end - r->start; i++)
       if (((unsigned)r->bitmap.data[i / 8] >> (i % 8)) & 1u) dst[k++] = r->start + i; /* LSB-first, as upstream */
   } else {
-    const array_pb *a = s->segment_case == LANCE__TABLE__U64_SEGMENT__SEGMENT_SORTED_ARRAY ? s->sorted_array
+    const EncodedU64Array *a = s->segment_case == LANCE__TABLE__U64_SEGMENT__SEGMENT_SORTED_ARRAY ? s->sorted_array
                                                                                            : s->array;
     array_view v = view_of(a);
     for (; k < v.n; k++) dst[k] = view_get(&v, k);
@@ -389,7 +387,7 @@ static size_t pick_run_min(const uint64_t *ids, size_t n) {
  * the packing of the whole sequence (field 1 is a repeated message, written
  * as one tag-length-value per element), and only one segment's offsets are
  * ever held in memory. */
-static lfa_status pack_segment(lfa_buf *out, segment_pb *s, lfa_error *err) {
+static lfa_status pack_segment(lfa_buf *out, U64Segment *s, lfa_error *err) {
   Lance__Table__RowIdSequence seq = LANCE__TABLE__ROW_ID_SEQUENCE__INIT;
   seq.n_segments = 1;
   seq.segments = &s;
@@ -398,7 +396,7 @@ static lfa_status pack_segment(lfa_buf *out, segment_pb *s, lfa_error *err) {
 
 static lfa_status emit_range(lfa_buf *out, uint64_t start, size_t len, lfa_error *err) {
   Lance__Table__U64Segment__Range r = LANCE__TABLE__U64_SEGMENT__RANGE__INIT;
-  segment_pb s = LANCE__TABLE__U64_SEGMENT__INIT;
+  U64Segment s = LANCE__TABLE__U64_SEGMENT__INIT;
   r.start = start;
   r.end = start + len; /* run_at kept start + len <= UINT64_MAX */
   s.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_RANGE;
@@ -421,7 +419,7 @@ static lfa_status emit_array(lfa_buf *out, const uint64_t *ids, size_t n, lfa_er
   Lance__Table__EncodedU64Array__U16Array a16 = LANCE__TABLE__ENCODED_U64_ARRAY__U16_ARRAY__INIT;
   Lance__Table__EncodedU64Array__U32Array a32 = LANCE__TABLE__ENCODED_U64_ARRAY__U32_ARRAY__INIT;
   Lance__Table__EncodedU64Array__U64Array a64 = LANCE__TABLE__ENCODED_U64_ARRAY__U64_ARRAY__INIT;
-  array_pb arr = LANCE__TABLE__ENCODED_U64_ARRAY__INIT;
+  EncodedU64Array arr = LANCE__TABLE__ENCODED_U64_ARRAY__INIT;
   ProtobufCBinaryData data = {n * width, bytes};
   if (width == 2) {
     a16.base_value = lo, a16.offsets = data, arr.u16_array = &a16;
@@ -433,7 +431,7 @@ static lfa_status emit_array(lfa_buf *out, const uint64_t *ids, size_t n, lfa_er
     a64.values = data, arr.u64_array = &a64;
     arr.array_case = LANCE__TABLE__ENCODED_U64_ARRAY__ARRAY_U64_ARRAY;
   }
-  segment_pb s = LANCE__TABLE__U64_SEGMENT__INIT;
+  U64Segment s = LANCE__TABLE__U64_SEGMENT__INIT;
   s.segment_case = LANCE__TABLE__U64_SEGMENT__SEGMENT_ARRAY;
   s.array = &arr;
   lfa_status st = pack_segment(out, &s, err);

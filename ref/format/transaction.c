@@ -13,9 +13,7 @@
 #include "lfa/manifest.h"
 #include "manifest_internal.h"
 #include "lfa/pb.h"
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
+#include "lfa/pb_types.h"
 
 lfa_status lfa_transaction_decode(Lance__Table__Transaction **out, const uint8_t *data, size_t len,
                                   lfa_error *err) {

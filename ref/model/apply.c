@@ -9,11 +9,7 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
-
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__FragmentState FragmentState;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction__RowChange RowChange;
+#include "lfa/pb_types.h"
 
 enum { NOT_INITIALIZED = -1 };
 

@@ -7,10 +7,9 @@
 #include <string.h>
 
 #include "lfa/bitmap.h"
+#include "lfa/pb_types.h"
 #include "lfa/remap.h"
 #include "mutate_internal.h"
-
-typedef Lance__Table__Transaction__Update Update;
 
 /* Every field of R's schema, in schema order. OWNERSHIP: free(). */
 static int32_t *all_fields(const lfa_table *r) {

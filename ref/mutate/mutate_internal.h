@@ -5,10 +5,7 @@
 
 #include "lfa/arena.h"
 #include "lfa/mutate.h"
-
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
-typedef Lance__Table__DataFragment DataFragment;
+#include "lfa/pb_types.h"
 
 /* One mutation being built: R, the request, and the change. */
 typedef struct mut {

@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "mutate_internal.h"
-
-typedef Lance__File__Field SchemaField;
+#include "lfa/pb_types.h"
 
 /* ---- shared ------------------------------------------------------------------ */
 

@@ -19,9 +19,7 @@
 
 #include "internal.h"
 #include "lfa/limits.h"
-
-typedef Lance__Table__Transaction Txn;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
+#include "lfa/pb_types.h"
 
 static bool is_op(const Txn *t, Lance__Table__Transaction__OperationCase op) { return t->operation_case == op; }
 

@@ -16,8 +16,7 @@
 #include "lfa/bytes.h"
 #include "lfa/limits.h"
 #include "lfa/pb.h"
-
-typedef Lance__Table__Transaction__FieldAssignmentTransaction Sidecar;
+#include "lfa/pb_types.h"
 
 #define SIDECAR_PROPERTY_KEY "__lance_field_assignment_transaction"
 

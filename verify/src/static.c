@@ -25,10 +25,8 @@
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
+#include "lfa/pb_types.h"
 #include "lfa/search.h"
-
-typedef Lance__Table__Manifest Manifest;
-typedef Lance__Table__FieldAssignmentFile AssignmentFile;
 
 enum { FOOTER_BYTES = 16, PREFIX_BYTES = 4, DUPLICATE_IDS_SHOWN = 5 };
 
@@ -324,8 +322,10 @@ static bool has_base(const Lance__Table__DataFile *f) {
   return f->_base_id_case == LANCE__TABLE__DATA_FILE___BASE_ID_BASE_ID;
 }
 
-/* By file: base (the dataset root first), then path. */
-static int by_file(const file_at *x, const file_at *y) {
+/* By file: base (the dataset root first), then path. Both are file_at; as
+ * an lfa_compare_fn the first is the key. */
+static int by_file(const void *a, const void *b) {
+  const file_at *x = a, *y = b;
   if (has_base(x->file) != has_base(y->file)) return has_base(x->file) ? 1 : -1;
   if (has_base(x->file) && x->file->base_id != y->file->base_id) return x->file->base_id < y->file->base_id ? -1 : 1;
   return strcmp(x->file->path ? x->file->path : "", y->file->path ? y->file->path : "");
@@ -336,24 +336,6 @@ static int by_file_then_fragment(const void *a, const void *b) {
   const file_at *x = a, *y = b;
   int cmp = by_file(x, y);
   return cmp != 0 ? cmp : (x->fragment > y->fragment) - (x->fragment < y->fragment);
-}
-
-/* [FA-LANCE-20] a data file belongs to one fragment: no two entries of the
- * manifest name one file (a path under one base). One finding per entry
- * after the first, at its fragment, naming the first holder. Not model
- * breaking: assignment reads which fields a file lists, not whose it is.
- * The index holds one entry per DataFile the decoder already allocated,
- * so its size is bounded by LFA_PROTO_ALLOC_MAX like theirs. */
-static bool listed_in(const file_at *sorted, size_t n, const file_at *f) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int cmp = by_file(&sorted[mid], f);
-    if (cmp == 0) return true;
-    if (cmp < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return false;
 }
 
 /* The entries that can repeat a file: all of them, or with `same` (see
@@ -372,12 +354,18 @@ static size_t candidate_files(file_at *files, const Manifest *m, const size_t *s
   for (size_t i = 0; same != NULL && i < m->n_fragments; i++)
     for (size_t k = 0; same[i] != SIZE_MAX && k < m->fragments[i]->n_files; k++) {
       file_at f = {m->fragments[i]->files[k], i};
-      if (listed_in(files, changed, &f)) files[n++] = f;
+      if (lfa_search(&f, files, changed, sizeof *files, by_file) != SIZE_MAX) files[n++] = f;
     }
   if (n > changed) qsort(files, n, sizeof *files, by_file_then_fragment);
   return n;
 }
 
+/* [FA-LANCE-20] a data file belongs to one fragment: no two entries of the
+ * manifest name one file (a path under one base). One finding per entry
+ * after the first, at its fragment, naming the first holder. Not model
+ * breaking: assignment reads which fields a file lists, not whose it is.
+ * The index holds one entry per DataFile the decoder already allocated,
+ * so its size is bounded by LFA_PROTO_ALLOC_MAX like theirs. */
 static void check_data_file_paths(const vf_ctx *c, const vf_version *v, const Manifest *m, const size_t *same) {
   size_t n = 0;
   for (size_t i = 0; i < m->n_fragments; i++) n += m->fragments[i]->n_files;

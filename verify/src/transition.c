@@ -30,11 +30,10 @@
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
 #include "lfa/limits.h"
+#include "lfa/pb_types.h"
 #include "lfa/remap.h"
 #include "lfa/transaction.h"
 #include "lfa/search.h"
-
-typedef Lance__Table__Transaction Txn;
 
 /* ---- where findings point ----------------------------------------------------- */
 

@@ -22,8 +22,7 @@
 
 #include "internal.h"
 #include "lfa/flags.h"
-
-typedef Lance__Table__Manifest Manifest;
+#include "lfa/pb_types.h"
 
 /* The newest release whose format lfa knows (its features below included). */
 static const unsigned NEWEST_KNOWN_MAJOR = 15;
