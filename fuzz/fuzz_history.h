@@ -44,7 +44,7 @@
 #include "lfa/history.h"
 #include "lfa/memfs.h"
 #include "lfa/mutate.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 #include "oracle.h"

@@ -71,7 +71,7 @@
  */
 #include "fuzz_history.h"
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"

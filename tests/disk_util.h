@@ -8,7 +8,7 @@
 #include <inttypes.h>
 
 #include "lfa/dataset.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 

@@ -18,7 +18,7 @@
 
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/pb.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
 #include "lfa/sample.h"

@@ -1,4 +1,4 @@
-/* test_dataset.c: loading versions from disk (ref/io/dataset.c) against
+/* test_dataset.c: loading versions from disk (ref/read/dataset.c) against
  * hand-derived expectations: the bundled sample, the independent upstream
  * layout example, real Lance datasets, and broken copies of the sample.
  * Requirement ids: FA-STORE-5, FA-STORE-6, FA-ROOT-3, FA-ROOT-5,
@@ -13,7 +13,7 @@
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
 #include "lfa/limits.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
 #include "range_sequences.h"

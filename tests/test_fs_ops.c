@@ -1,5 +1,5 @@
 /* test_fs_ops.c: the operations lfa_fs gained for object stores and for
- * cleanup (ref/io/lfa/fs.h), on the POSIX file system and the memfs alike:
+ * cleanup (ref/fs/lfa/fs.h), on the POSIX file system and the memfs alike:
  * read_range, stat, remove_beneath [FA-CLEAN-6] [FA-CLEAN-11], publish_new
  * [FA-CONC-11], replace_hint; and a manifest read footer first
  * (lfa_manifest_fetch) reading only what the footer and the manifest point

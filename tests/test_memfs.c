@@ -22,7 +22,7 @@
 #include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/memfs.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 

@@ -20,7 +20,7 @@
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/writer.h"

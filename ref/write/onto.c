@@ -22,7 +22,7 @@
 #include "lfa/hash.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"

@@ -1,6 +1,6 @@
-/* load.h: the model (lfa/table.h) of a snapshot read from disk. */
-#ifndef LFA_LOAD_H
-#define LFA_LOAD_H
+/* snapshot_model.h: the model (lfa/table.h) of a snapshot read from disk. */
+#ifndef LFA_SNAPSHOT_MODEL_H
+#define LFA_SNAPSHOT_MODEL_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
-/* load.c: the model of a snapshot read from disk (lfa/load.h). */
-#include "lfa/load.h"
+/* snapshot_model.c: the model of a snapshot read from disk (lfa/snapshot_model.h). */
+#include "lfa/snapshot_model.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
