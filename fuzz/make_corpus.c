@@ -394,7 +394,7 @@ static void seeds_of_dataset(ctx *c, const dataset *d) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err;
-  check(lfa_dataset_versions(&list, &names, d->dir, &err), &err, d->dir);
+  check(lfa_dataset_versions(&list, &names, NULL, d->dir, &err), &err, d->dir);
   for (size_t i = d->latest_only ? list.count - 1 : 0; i < list.count; i++)
     seeds_of_version(c, d, &list.entries[i]);
   lfa_version_list_free(&list);

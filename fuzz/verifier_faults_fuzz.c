@@ -618,7 +618,7 @@ static uint64_t changed_version(fh_run *d, char *why, size_t cap) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err = fuzz_error();
-  if (lfa_dataset_versions_fs(&list, &names, &d->fs.fs, FH_DIR, &err) != LFA_OK) {
+  if (lfa_dataset_versions(&list, &names, &d->fs.fs, FH_DIR, &err) != LFA_OK) {
     snprintf(why, cap, "no version is listed any more: %s", err.msg);
     return 1;
   }

@@ -75,7 +75,8 @@ static const lfa_finding *first_error(const lfa_verify_result *r) {
  * field of the head, against the model (FA-EXPR-5). */
 static bool eval_agrees(xstep *s, xwalk *w, xrun *r, const lfa_table *head, lfa_error *err) {
   lfa_snapshot snap;
-  if (lfa_snapshot_load_version(&snap, &r->fs.fs, DIR, head->version, err) != LFA_OK)
+  lfa_snapshot_options opt = {.fs = &r->fs.fs, .version = head->version, .load_fields = true};
+  if (lfa_snapshot_open(&snap, DIR, NULL, &opt, err) != LFA_OK)
     return failf(s, w, "version %" PRIu64 " does not load: %s", head->version, err->msg);
   bool ok = true;
   for (size_t t = 0; t < head->n_tracked && ok; t++) {

@@ -169,7 +169,7 @@ static void test_FA_LANCE_2_no_version_listed(void **state) {
   lfa_error err = {0};
   lfa_memfs_init(&m);
   assert_ok(put(&m, "_versions/1amfni.est", "LANC", &err), &err);
-  assert_status(lfa_dataset_versions_fs(&list, &names, &m.fs, ".", &err), LFA_ERR_FORMAT, &err);
+  assert_status(lfa_dataset_versions(&list, &names, &m.fs, ".", &err), LFA_ERR_FORMAT, &err);
   assert_rule(&err, "FA-LANCE-2");
   assert_null(list.entries);
   assert_int_equal(list.count, 0);

@@ -323,8 +323,9 @@ static uint64_t one_version(lfa_memfs *m) {
   lfa_names names;
   lfa_error err = {0};
   lfa_object_cache_init(&c, 0);
-  assert_ok(lfa_dataset_versions_fs(&l, &names, &m->fs, "ds", &err), &err);
-  assert_ok(lfa_snapshot_open_fs(&s, &m->fs, "ds", &l.entries[l.count - 1], &c, &err), &err);
+  assert_ok(lfa_dataset_versions(&l, &names, &m->fs, "ds", &err), &err);
+  lfa_snapshot_options opt = {.fs = &m->fs, .cache = &c};
+  assert_ok(lfa_snapshot_open(&s, "ds", &l.entries[l.count - 1], &opt, &err), &err);
   for (size_t i = 0; i < s.n_tracked; i++) assert_ok(lfa_snapshot_load_field(&s, "ds", i, &err), &err);
   uint64_t bytes = c.stats.held_bytes;
   lfa_snapshot_free(&s);

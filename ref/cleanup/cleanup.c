@@ -761,7 +761,7 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
   lfa_names names;
   lfa_error e = {0};
   const char *ddir = p->plan->datasets[d].dir;
-  if (lfa_dataset_versions_fs(&l, &names, p->fs, ddir, &e) != LFA_OK) {
+  if (lfa_dataset_versions(&l, &names, p->fs, ddir, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     visit at = {d, ddir, NULL, false, 0, VISIT_KEPT};
     p->plan->blocked = true;
@@ -878,7 +878,7 @@ lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const l
   lfa_names names = {0};
   out->now = options->now, out->grace_seconds = options->grace_seconds, out->fs = p.fs;
   lfa_status st = (out->dir = strdup(dir)) == NULL ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
-  if (st == LFA_OK) st = lfa_dataset_versions_fs(&l, &names, p.fs, dir, err);
+  if (st == LFA_OK) st = lfa_dataset_versions(&l, &names, p.fs, dir, err);
   p.self_real = lfa_fs_real_path_in(p.fs, dir);
   if (st == LFA_OK) st = read_tags(&p, err);
   if (st == LFA_OK) st = decide_versions(&p, &l, err);
@@ -964,7 +964,7 @@ static void count_outcome(lfa_cleanup_done *out, size_t *deleted, lfa_fs_removed
 static bool committed_since(const lfa_cleanup_plan *pl) {
   lfa_version_list l;
   lfa_names names;
-  if (lfa_dataset_versions_fs(&l, &names, pl->fs, pl->dir, NULL) != LFA_OK) return true;
+  if (lfa_dataset_versions(&l, &names, pl->fs, pl->dir, NULL) != LFA_OK) return true;
   bool newer = pl->n_versions == 0 || l.count == 0 ||
                l.entries[l.count - 1].version != pl->versions[pl->n_versions - 1].version;
   lfa_version_list_free(&l);

@@ -62,11 +62,11 @@ static void onto_free(onto *o) {
 /* ---- 1. the head, and what refuses it -------------------------------------------- */
 
 static lfa_status load_head(onto *o, lfa_error *err) {
-  lfa_status st = lfa_dataset_versions_fs(&o->list, &o->names, o->fs, o->dir, err);
+  lfa_status st = lfa_dataset_versions(&o->list, &o->names, o->fs, o->dir, err);
   if (st == LFA_OK && o->list.count == 0) st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version", o->dir);
   if (st != LFA_OK) return st;
   const lfa_version_entry *e = &o->list.entries[o->list.count - 1];
-  st = lfa_snapshot_load_fs(&o->snap, o->fs, o->dir, e, err);
+  st = lfa_snapshot_open(&o->snap, o->dir, e, &(lfa_snapshot_options){.fs = o->fs, .load_fields = true}, err);
   if (st == LFA_OK) st = lfa_table_from_snapshot(&o->head, &o->snap, err);
   if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;

@@ -1328,7 +1328,8 @@ lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *s
   clone_draft c = {.src = &src, .src_dir = source_dir, .deep = deep};
   if (txn == NULL || txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "a clone's first version needs a Clone transaction");
-  lfa_status st = lfa_snapshot_load_version(&src, fs, source_dir, version, err);
+  lfa_snapshot_options opt = {.fs = fs, .version = version, .load_fields = true};
+  lfa_status st = lfa_snapshot_open(&src, source_dir, NULL, &opt, err);
   if (st != LFA_OK) return st;
   lfa_writer *w = NULL;
   st = lfa_writer_open_fs(&w, fs, dir, seed, err);
