@@ -624,6 +624,10 @@ lfa_status lfa_explore(lfa_explore_result *out, const lfa_explore_options *o, lf
 
 /* ---- replaying a counterexample ---------------------------------------------------------------- */
 
+/* Runs `moves` (moves[0] a create) on the model and judge from scratch and
+ * reports whether they fail as the explorer checks them (the last move
+ * with a read_version is checked as a concurrent commit): what shrinking
+ * asks of each smaller candidate. */
 static lfa_status replay(bool *failed, xwalk *w, const lfa_explore_move *moves, size_t n, bool concurrent, lfa_error *err) {
   if (concurrent) {
     bool committed = false;
@@ -635,16 +639,5 @@ static lfa_status replay(bool *failed, xwalk *w, const lfa_explore_move *moves, 
   lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n, true, err);
   if (r) run_close(w, r);
   *failed &= !out_of_scope;
-  return st;
-}
-
-lfa_status lfa_explore_replay(bool *failed, char *diff, size_t cap, const lfa_explore_options *o,
-                              const lfa_explore_move *moves, size_t n_moves, lfa_error *err) {
-  lfa_explore_result scratch;
-  memset(&scratch, 0, sizeof scratch);
-  xwalk w = {.o = o, .j = o->judge, .out = &scratch};
-  bool concurrent = n_moves >= 3 && moves[n_moves - 1].read_version != 0;
-  lfa_status st = replay(failed, &w, moves, n_moves, concurrent, err);
-  snprintf(diff, cap, "%s", *failed ? w.diff : "");
   return st;
 }
