@@ -984,7 +984,7 @@ static const lfa_new_field HISTORY_SCHEMA[] = {
 static void write_steps(lfa_memfs *m, const char *dir, const lfa_request *steps, size_t n, uint64_t seed,
                         lfa_history *h) {
   lfa_error err;
-  check(lfa_history_open_fs(h, &m->fs, dir, seed, &err), &err, dir);
+  check(lfa_history_open_in(h, &m->fs, dir, seed, &err), &err, dir);
   for (size_t i = 0; i < n; i++) {
     if (lfa_history_apply(h, &steps[i], 0, &err) != LFA_OK)
       die("history step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);

@@ -40,7 +40,7 @@ static xrun *run_open(xwalk *w, lfa_error *err) {
   xrun *r = calloc(1, sizeof *r);
   if (r == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory"), NULL;
   lfa_memfs_init(&r->fs);
-  lfa_status st = w->o->disk ? lfa_history_open_fs(&r->h, &r->fs.fs, DIR, 1, err) : lfa_history_open(&r->h, NULL, 1, err);
+  lfa_status st = w->o->disk ? lfa_history_open_in(&r->h, &r->fs.fs, DIR, 1, err) : lfa_history_open(&r->h, NULL, 1, err);
   if (st == LFA_OK && (r->judge = w->j->open(w->j->ctx)) == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st != LFA_OK) run_close(w, r);
   return st == LFA_OK ? r : NULL;

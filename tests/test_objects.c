@@ -294,7 +294,7 @@ static void write_history(lfa_memfs *m) {
   lfa_history h;
   lfa_error err = {0};
   for (uint64_t k = 0; k < ROWS; k++) keys[k] = k + 1;
-  assert_ok(lfa_history_open_fs(&h, &m->fs, "ds", 5, &err), &err);
+  assert_ok(lfa_history_open_in(&h, &m->fs, "ds", 5, &err), &err);
   lfa_request c = {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 2, .rows = {ROWS, keys},
                    .rows_per_file = ROWS, .fields = {1, ID}};
   assert_ok(lfa_history_apply(&h, &c, 0, &err), &err);

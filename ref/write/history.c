@@ -8,12 +8,12 @@
 #include "lfa/rebase.h"
 
 lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err) {
-  return lfa_history_open_fs(h, lfa_fs_posix(), dir, seed, err);
+  return lfa_history_open_in(h, lfa_fs_posix(), dir, seed, err);
 }
 
-lfa_status lfa_history_open_fs(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+lfa_status lfa_history_open_in(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   memset(h, 0, sizeof *h);
-  return dir ? lfa_writer_open_fs(&h->writer, fs, dir, seed, err) : LFA_OK;
+  return dir ? lfa_writer_open_in(&h->writer, fs, dir, seed, err) : LFA_OK;
 }
 
 const lfa_table *lfa_history_head(const lfa_history *h) { return h->count ? &h->versions[h->count - 1] : NULL; }
@@ -95,7 +95,7 @@ lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64
   if (st == LFA_OK) st = grow(out, err);
   if (st == LFA_OK) st = lfa_commit(&n, NULL, &change, src, err); /* FA-CLONE-1/2: the source's state */
   if (st == LFA_OK) {
-    st = lfa_writer_clone_fs(&out->writer, fs, abs, version, dir, deep, seed, change.txn, err);
+    st = lfa_writer_clone_in(&out->writer, fs, abs, version, dir, deep, seed, change.txn, err);
     if (st != LFA_OK) lfa_table_free(&n);
   }
   free(abs);

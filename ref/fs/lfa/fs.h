@@ -182,7 +182,13 @@ typedef struct lfa_fs {
 const lfa_fs *lfa_fs_posix(void);
 
 /* The operations of `fs` (NULL: the POSIX file system), called as
- * functions. See lfa_fs_ops for what each does. */
+ * functions. See lfa_fs_ops for what each does.
+ *
+ * One spelling, in every layer: a function whose name ends in `_in` is the
+ * one that takes the file system as its parameter ("in `fs`"), beside a
+ * twin without it on POSIX (lfa_fs_read, lfa_writer_open, ...); a function
+ * with no POSIX twin just takes `fs` (NULL: POSIX), as lfa_dataset_versions
+ * and lfa_snapshot_options do. */
 lfa_status lfa_fs_read_in(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, lfa_error *err);
 int lfa_fs_size_in(const lfa_fs *fs, const char *path, uint64_t *size);
 int lfa_fs_exists_in(const lfa_fs *fs, const char *path);
