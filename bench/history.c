@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
   lfa_version_list l;
   lfa_names names;
   lfa_error err = {0};
-  if (lfa_dataset_versions(&l, &names, dir, &err) != LFA_OK || l.count < 2) {
+  if (lfa_dataset_versions(&l, &names, NULL, dir, &err) != LFA_OK || l.count < 2) {
     fprintf(stderr, "history: %s: %s\n", dir, err.status ? err.msg : "fewer than two versions");
     return 2;
   }

@@ -159,7 +159,7 @@ static int row_ids(const void *arg) {
   for (size_t i = 0; i < FRAGS; i++) bytes[i] = (ProtobufCBinaryData){seq[i].len, seq[i].data};
   if (!put_manifest(dir, 1, LFA_ROW_IDS_MAX, FRAGS, bytes, NULL)) return 2;
   lfa_snapshot snap;
-  lfa_status st = lfa_snapshot_load_version(&snap, NULL, dir, 1, &err);
+  lfa_status st = lfa_snapshot_open(&snap, dir, NULL, &(lfa_snapshot_options){.version = 1, .load_fields = true}, &err);
   lfa_snapshot_free(&snap);
   for (size_t i = 0; i < FRAGS; i++) lfa_buf_free(&seq[i]);
   /* refused as a limit before any id is expanded [FA-LIMIT-1] */

@@ -64,13 +64,13 @@ static void read_head(head *out, const char *dir, uint64_t version) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err = {0};
-  check(lfa_dataset_versions(&list, &names, dir, &err), &err, "versions");
+  check(lfa_dataset_versions(&list, &names, NULL, dir, &err), &err, "versions");
   const lfa_version_entry *e = NULL;
   for (size_t i = 0; i < list.count; i++)
     if (list.entries[i].version == version) e = &list.entries[i];
   lfa_snapshot snap;
   if (e == NULL) exit(2);
-  check(lfa_snapshot_open(&snap, dir, e, &err), &err, "open");
+  check(lfa_snapshot_open(&snap, dir, e, NULL, &err), &err, "open");
   const Lance__Table__Manifest *m = snap.file.manifest;
   out->n_roots = m->n_field_assignment_states;
   out->paths = calloc(out->n_roots + 1, sizeof *out->paths);

@@ -285,7 +285,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     bool opened = lfa_cli_store_open(&store, cmd, a->dataset, a->allow_http, a->stats, false);
     if (!opened) {
       /* said */
-    } else if (lfa_onto_commit_fs(&r, store.d.fs, a->dataset, &a->req, &err) == LFA_OK) {
+    } else if (lfa_onto_commit_in(&r, store.d.fs, a->dataset, &a->req, &err) == LFA_OK) {
       /* the dataset and field as given: any bytes, shown escaped */
       printf("lfa %s: ", cmd), lfa_put_text(stdout, a->dataset), fputs(": committed version ", stdout);
       printf("%" PRIu64 " (field '", r.version), lfa_put_text(stdout, a->field);

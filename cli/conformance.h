@@ -55,6 +55,11 @@ const char *conf_adapter_name(const suite_run *r);
 /* The reports (conformance_out.c). */
 void conf_print_text(const suite_run *r, const tally *t);
 void conf_print_tap(const suite_run *r, const tally *t);
+/* The page of a scenario that did not pass (lfa conformance --html,
+ * conformance_case.c): at its failing step, expected against observed,
+ * then its findings; `dataset_page` (or NULL) links the report of the
+ * dataset it wrote. */
+void conf_case_html(FILE *out, const lfa_conformance_case *c, const char *adapter, const char *dataset_page);
 void conf_print_json(const suite_run *r, const tally *t);
 lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err);
 /* --html DIR (conformance_html.c): a page per scenario that did not pass. */

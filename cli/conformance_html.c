@@ -63,7 +63,7 @@ static lfa_status case_page(const suite_run *r, const char *dir, const lfa_confo
   snprintf(link, sizeof link, "%s.dataset.html", stem);
   FILE *f = open_page(dir, stem, ".html", err);
   if (f == NULL) return err ? err->status : LFA_ERR_IO;
-  lfa_report_write_case_html(f, c, conf_adapter_name(r), has_dataset ? link : NULL);
+  conf_case_html(f, c, conf_adapter_name(r), has_dataset ? link : NULL);
   return close_page(f, err);
 }
 

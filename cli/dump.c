@@ -609,8 +609,9 @@ static void dump_one(dump_out *o, const lfa_version_entry *entry, lfa_snapshot *
                      lfa_object_cache *cache) {
   lfa_error err = {0};
   lfa_snapshot snap;
-  lfa_status st = lfa_snapshot_load_after(&snap, o->store->d.fs, o->a->dataset, entry, cache,
-                                          *have_prev ? prev : NULL, &err);
+  lfa_snapshot_options opt = {.fs = o->store->d.fs, .cache = cache, .load_fields = true,
+                              .after = *have_prev ? prev : NULL, .in_order = true};
+  lfa_status st = lfa_snapshot_open(&snap, o->a->dataset, entry, &opt, &err);
   if (*have_prev) lfa_snapshot_free(prev);
   *have_prev = false;
   if (st != LFA_OK) { /* left freed */
@@ -663,7 +664,7 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_cli_store store;
   if (!lfa_cli_store_open(&store, "dump", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
   int code = LFA_EXIT_UNUSABLE;
-  if (lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err) != LFA_OK) {
+  if (lfa_dataset_versions(&versions, &names, store.d.fs, a.dataset, &err) != LFA_OK) {
     lfa_cli_fail("dump", a.dataset, err.msg);
   } else {
     code = dump_versions(&a, &store, &versions);

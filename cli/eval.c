@@ -334,7 +334,7 @@ static lfa_status eval_version(const eval_args *a, const lfa_version_list *versi
   }
   lfa_snapshot snap;
   /* opens the manifest, transaction and deletion files, no assignment object [FA-EXPR-7] */
-  lfa_status st = lfa_snapshot_open_fs(&snap, a->store->d.fs, a->dataset, e, NULL, err);
+  lfa_status st = lfa_snapshot_open(&snap, a->dataset, e, &(lfa_snapshot_options){.fs = a->store->d.fs}, err);
   if (st == LFA_OK) {
     st = eval_snapshot(a, &snap, err);
     lfa_snapshot_free(&snap);
@@ -402,7 +402,7 @@ int lfa_cli_eval(int argc, char **argv) {
   lfa_cli_store store;
   if (!lfa_cli_store_open(&store, "eval", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
   a.store = &store;
-  lfa_status st = lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err);
+  lfa_status st = lfa_dataset_versions(&versions, &names, store.d.fs, a.dataset, &err);
   if (st == LFA_OK) {
     st = eval_version(&a, &versions, &err);
     lfa_version_list_free(&versions);

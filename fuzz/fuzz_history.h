@@ -44,7 +44,7 @@
 #include "lfa/history.h"
 #include "lfa/memfs.h"
 #include "lfa/mutate.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 #include "oracle.h"
@@ -109,7 +109,7 @@ static inline fh_run *fh_open(const uint8_t *data, size_t size) {
   d->g.choose = fh_choose, d->g.coin = fh_coin, d->g.src = &d->in, d->g.next_key = 1;
   or_init(&d->o);
   lfa_error err = fuzz_error();
-  FUZZ_ASSERT(lfa_history_open_fs(&d->h, &d->fs.fs, FH_DIR, 1, &err) == LFA_OK, "the history did not open in memory");
+  FUZZ_ASSERT(lfa_history_open_in(&d->h, &d->fs.fs, FH_DIR, 1, &err) == LFA_OK, "the history did not open in memory");
   return d;
 }
 

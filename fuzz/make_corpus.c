@@ -395,7 +395,7 @@ static void seeds_of_dataset(ctx *c, const dataset *d) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err;
-  check(lfa_dataset_versions(&list, &names, d->dir, &err), &err, d->dir);
+  check(lfa_dataset_versions(&list, &names, NULL, d->dir, &err), &err, d->dir);
   for (size_t i = d->latest_only ? list.count - 1 : 0; i < list.count; i++)
     seeds_of_version(c, d, &list.entries[i]);
   lfa_version_list_free(&list);
@@ -980,7 +980,7 @@ static const lfa_new_field HISTORY_SCHEMA[] = {
 static void write_steps(lfa_memfs *m, const char *dir, const lfa_request *steps, size_t n, uint64_t seed,
                         lfa_history *h) {
   lfa_error err;
-  check(lfa_history_open_fs(h, &m->fs, dir, seed, &err), &err, dir);
+  check(lfa_history_open_in(h, &m->fs, dir, seed, &err), &err, dir);
   for (size_t i = 0; i < n; i++) {
     if (lfa_history_apply(h, &steps[i], 0, &err) != LFA_OK)
       die("history step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);

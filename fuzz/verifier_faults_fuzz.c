@@ -71,7 +71,7 @@
  */
 #include "fuzz_history.h"
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
@@ -615,7 +615,7 @@ static uint64_t changed_version(fh_run *d, char *why, size_t cap) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err = fuzz_error();
-  if (lfa_dataset_versions_fs(&list, &names, &d->fs.fs, FH_DIR, &err) != LFA_OK) {
+  if (lfa_dataset_versions(&list, &names, &d->fs.fs, FH_DIR, &err) != LFA_OK) {
     snprintf(why, cap, "no version is listed any more: %s", err.msg);
     return 1;
   }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lfa/dataset.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/fs.h"
 #include "lfa/json.h"
 #include "lfa/limits.h"

@@ -40,7 +40,7 @@ static xrun *run_open(xwalk *w, lfa_error *err) {
   xrun *r = calloc(1, sizeof *r);
   if (r == NULL) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory"), NULL;
   lfa_memfs_init(&r->fs);
-  lfa_status st = w->o->disk ? lfa_history_open_fs(&r->h, &r->fs.fs, DIR, 1, err) : lfa_history_open(&r->h, NULL, 1, err);
+  lfa_status st = w->o->disk ? lfa_history_open_in(&r->h, &r->fs.fs, DIR, 1, err) : lfa_history_open(&r->h, NULL, 1, err);
   if (st == LFA_OK && (r->judge = w->j->open(w->j->ctx)) == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   if (st != LFA_OK) run_close(w, r);
   return st == LFA_OK ? r : NULL;
@@ -75,7 +75,8 @@ static const lfa_finding *first_error(const lfa_verify_result *r) {
  * field of the head, against the model (FA-EXPR-5). */
 static bool eval_agrees(xstep *s, xwalk *w, xrun *r, const lfa_table *head, lfa_error *err) {
   lfa_snapshot snap;
-  if (lfa_snapshot_load_version(&snap, &r->fs.fs, DIR, head->version, err) != LFA_OK)
+  lfa_snapshot_options opt = {.fs = &r->fs.fs, .version = head->version, .load_fields = true};
+  if (lfa_snapshot_open(&snap, DIR, NULL, &opt, err) != LFA_OK)
     return failf(s, w, "version %" PRIu64 " does not load: %s", head->version, err->msg);
   bool ok = true;
   for (size_t t = 0; t < head->n_tracked && ok; t++) {
@@ -623,6 +624,10 @@ lfa_status lfa_explore(lfa_explore_result *out, const lfa_explore_options *o, lf
 
 /* ---- replaying a counterexample ---------------------------------------------------------------- */
 
+/* Runs `moves` (moves[0] a create) on the model and judge from scratch and
+ * reports whether they fail as the explorer checks them (the last move
+ * with a read_version is checked as a concurrent commit): what shrinking
+ * asks of each smaller candidate. */
 static lfa_status replay(bool *failed, xwalk *w, const lfa_explore_move *moves, size_t n, bool concurrent, lfa_error *err) {
   if (concurrent) {
     bool committed = false;
@@ -634,16 +639,5 @@ static lfa_status replay(bool *failed, xwalk *w, const lfa_explore_move *moves, 
   lfa_status st = run_scoped(&r, failed, &out_of_scope, w, moves, n, true, err);
   if (r) run_close(w, r);
   *failed &= !out_of_scope;
-  return st;
-}
-
-lfa_status lfa_explore_replay(bool *failed, char *diff, size_t cap, const lfa_explore_options *o,
-                              const lfa_explore_move *moves, size_t n_moves, lfa_error *err) {
-  lfa_explore_result scratch;
-  memset(&scratch, 0, sizeof scratch);
-  xwalk w = {.o = o, .j = o->judge, .out = &scratch};
-  bool concurrent = n_moves >= 3 && moves[n_moves - 1].read_version != 0;
-  lfa_status st = replay(failed, &w, moves, n_moves, concurrent, err);
-  snprintf(diff, cap, "%s", *failed ? w.diff : "");
   return st;
 }

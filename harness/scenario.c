@@ -26,7 +26,7 @@
 
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 
 /* ---- the operations and the request keys each takes ------------------------ */
 

@@ -1,7 +1,7 @@
 /* collect.c: a dataset's history summed into the buckets of lfa/report.h.
  *
  * Every version in range is loaded once with the reader every tool shares
- * (lfa_snapshot_load_fs: every load-time rule applies), summed into its
+ * (lfa_snapshot_open with load_fields: every load-time rule applies), summed into its
  * column, and freed before the next, so memory follows the largest version
  * plus the bounded grids, never the history. Fragment rows start one id
  * wide and double (neighbouring rows summed) whenever an id would need a
@@ -346,7 +346,8 @@ static lfa_status walk(lfa_report *r, const char *dir, const lfa_version_list *l
     lfa_report_version *v = &r->versions[at];
     lfa_snapshot snap;
     lfa_error why = {0};
-    if (lfa_snapshot_load_fs(&snap, r->options.fs, dir, &list->entries[i], &why) != LFA_OK) {
+    lfa_snapshot_options opt = {.fs = r->options.fs, .load_fields = true};
+    if (lfa_snapshot_open(&snap, dir, &list->entries[i], &opt, &why) != LFA_OK) {
       if ((v->unreadable = copy_text(why.msg)) == NULL) st = nomem(err);
       sets.before.count = 0; /* nothing known to leave at the next version */
     } else {
@@ -431,7 +432,7 @@ lfa_status lfa_report_collect(lfa_report *out, const char *dir, const lfa_report
   if (options) out->options = *options;
   lfa_version_list list;
   lfa_names names;
-  if (lfa_dataset_versions_fs(&list, &names, out->options.fs, dir, err) != LFA_OK) return err ? err->status : LFA_ERR_IO;
+  if (lfa_dataset_versions(&list, &names, out->options.fs, dir, err) != LFA_OK) return err ? err->status : LFA_ERR_IO;
   lfa_status st = list_versions(out, &list, err);
   if (st == LFA_OK) st = walk(out, dir, &list, err);
   lfa_version_list_free(&list);

@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 """check_layers.py: the layer graph of lfa's sources, checked.
 
-Reads LAYERS (bottom first), finds every `#include "..."` in each layer's
-folder, resolves it to the layer that owns the header, and prints the graph
-between layers (with the number of includes on each edge). Fails (exit 1)
-on an include of a layer above the including one, on an include that names
-no header of any layer, and on a cycle of includes between files.
+Reads LAYERS (bottom first; each line: name, folder, the layers it uses,
+what it holds), finds every `#include "..."` in each layer's folder,
+resolves it to the layer that owns the header, and prints the graph between
+layers (with the number of includes on each edge). Fails (exit 1), with no
+exemption, on:
+  - an include of a layer above the including one;
+  - an include of a layer below it that its LAYERS line does not name: a
+    layer may include only the layers it names directly (one it reaches
+    through them is not enough), so the graph in LAYERS is the one the
+    files have and the one CMake links;
+  - a layer named in LAYERS that none of its files includes, and a LAYERS
+    line naming a layer not listed before it;
+  - an include that names no header of any layer;
+  - a cycle of includes between files.
 
   scripts/check_layers.py                  check the tree
   scripts/check_layers.py --plant F:H      the same, as if file F also
@@ -24,13 +33,15 @@ ABOVE = ["cli", "tests", "fuzz", "bench", "interop", "conformance"]
 
 
 def read_layers():
-    layers = []
+    """[(name, folder)] bottom first, and {name: set of the layers it uses}."""
+    layers, uses = [], {}
     with open(os.path.join(ROOT, "LAYERS")) as f:
         for line in f:
             if line[:1].isalpha():
-                name, folder = line.split()[:2]
+                name, folder, used = line.split()[:3]
                 layers.append((name, folder))
-    return layers
+                uses[name] = set() if used == "-" else set(used.split(","))
+    return layers, uses
 
 
 def header_dirs(folder):
@@ -55,8 +66,13 @@ def main(argv):
     elif len(argv) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    layers = read_layers()
+    layers, uses = read_layers()
     rank = {name: i for i, (name, _) in enumerate(layers)}
+    problems = []
+    for name, _ in layers:
+        for used in sorted(uses[name]):
+            if rank.get(used, len(layers)) >= rank[name]:
+                problems.append(f"LAYERS: {name} uses {used}, which is not a layer listed before it")
     owner = {}  # "lfa/x.h" -> layer name
     for name, folder in layers:
         d = os.path.join(ROOT, header_dirs(folder), "lfa")
@@ -67,7 +83,7 @@ def main(argv):
                     return 1
                 owner["lfa/" + h] = name
 
-    problems, edges, file_edges = [], {}, {}
+    edges, file_edges = {}, {}
     groups = [(name, folder) for name, folder in layers] + [(None, a) for a in ABOVE]
     for name, folder in groups:
         for path in sources(folder):
@@ -99,13 +115,20 @@ def main(argv):
                     continue
                 if rank[target] > rank[name]:
                     problems.append(f"{path}: layer {name} includes {inc} of layer {target}, above it")
+                elif target != name and target not in uses[name]:
+                    problems.append(f"{path}: layer {name} includes {inc} of layer {target}, "
+                                    f"which its LAYERS line does not name")
                 if target != name:
                     edges[(name, target)] = edges.get((name, target), 0) + 1
 
+    for name, _ in layers:
+        for used in sorted(uses[name] - {t for (s, t) in edges if s == name}):
+            problems.append(f"LAYERS: {name} names {used}, but no file of {name} includes it")
+
     print("layer graph (bottom first; an edge is 'uses'):")
     for name, _ in layers:
-        uses = [f"{t} ({n})" for (s, t), n in sorted(edges.items(), key=lambda e: rank[e[0][1]]) if s == name]
-        print(f"  {name:8} -> {', '.join(uses) if uses else '-'}")
+        out = [f"{t} ({n})" for (s, t), n in sorted(edges.items(), key=lambda e: rank[e[0][1]]) if s == name]
+        print(f"  {name:8} -> {', '.join(out) if out else '-'}")
 
     # a cycle of includes between files (each header guarded or not, it is a knot)
     state = {}

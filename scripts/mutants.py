@@ -60,8 +60,9 @@ COLUMNS = ["id", "layer", "file", "requirement", "original", "replacement", "sam
 # suite's own tests).
 FAST_EXCLUDE = (r"^(lance_lane_|s3_lane_|cli_s3$|design_compare_lance_smoke$|explore_depth3_|report_browser$|"
                 r"install_consumer$|bench_|mutants_)")
-LAYERS = ["base", "format", "model", "io", "mutate", "commit", "write", "query", "cleanup",
-          "verify", "harness", "report", "cli"]
+# The layers in LAYERS' order (bottom first), and cli above them.
+with open(os.path.join(ROOT, "LAYERS"), encoding="utf-8") as _f:
+    LAYERS = [line.split()[0] for line in _f if line[:1].isalpha()] + ["cli"]
 
 
 def say(msg):
@@ -202,14 +203,15 @@ LAYER_TESTS = {
     "base": ["test_json", "test_search", "test_hash", "test_arena", "test_escape"],
     "format": ["test_bitmap", "test_manifest", "test_rowids", "test_root", "test_transaction"],
     "model": ["test_apply", "test_remap", "test_materialize"],
-    "io": ["test_dataset", "test_objects", "test_fs_ops"],
+    "fs": ["test_fs_ops", "test_memfs", "test_s3_listing"],
+    "read": ["test_dataset", "test_objects", "test_fs_ops"],
     "mutate": ["test_mutate", "test_mutate_files", "test_mutate_schema"],
     "commit": ["test_commit", "test_rebase", "test_concurrency"],
     "write": ["test_writer", "test_history_disk", "test_onto"],
     "query": ["test_expr", "test_materialize"],
     "cleanup": ["test_cleanup", "test_cleanup_oracle"],
     "verify": ["test_verify", "test_verify_edges", "conformance_invalid_rejected"],
-    "harness": ["test_memfs", "test_conformance", "conformance_reference"],
+    "harness": ["test_conformance", "conformance_reference"],
 }
 
 

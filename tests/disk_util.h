@@ -8,7 +8,7 @@
 #include <inttypes.h>
 
 #include "lfa/dataset.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 
@@ -16,7 +16,8 @@
  * when the version is missing or does not load. */
 static inline void load_version(lfa_snapshot *snap, const char *dir, uint64_t version) {
   lfa_error err = {0};
-  if (lfa_snapshot_load_version(snap, NULL, dir, version, &err) != LFA_OK)
+  lfa_snapshot_options opt = {.version = version, .load_fields = true};
+  if (lfa_snapshot_open(snap, dir, NULL, &opt, &err) != LFA_OK)
     fail_msg("version %" PRIu64 ": %s", version, err.msg);
 }
 

@@ -18,11 +18,14 @@
 
 #include "lfa/apply.h"
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/pb.h"
 #include "lfa/pb_types.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"
+
+/* An open that reads every tracked field too. */
+static const lfa_snapshot_options LOADED = {.load_fields = true};
 
 #define EXAMPLE SHARED_DIR "/upstream-layout-example/address-mode-history"
 
@@ -37,10 +40,10 @@ typedef struct history {
 static void load_history(history *h, const char *dir) {
   lfa_error err = {0};
   memset(h, 0, sizeof *h);
-  assert_ok(lfa_dataset_versions(&h->versions, &h->names, dir, &err), &err);
+  assert_ok(lfa_dataset_versions(&h->versions, &h->names, NULL, dir, &err), &err);
   h->count = h->versions.count;
   for (size_t i = 0; i < h->count; i++) {
-    assert_ok(lfa_snapshot_load(&h->snaps[i], dir, &h->versions.entries[i], &err), &err);
+    assert_ok(lfa_snapshot_open(&h->snaps[i], dir, &h->versions.entries[i], &LOADED, &err), &err);
     assert_ok(lfa_table_from_snapshot(&h->tables[i], &h->snaps[i], &err), &err);
   }
 }

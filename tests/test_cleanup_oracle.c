@@ -205,7 +205,8 @@ static bool mix(uint32_t value, void *h) {
 static uint64_t state_of(const char *dir, uint64_t version) {
   lfa_snapshot s;
   lfa_error err = {0};
-  if (lfa_snapshot_load_version(&s, NULL, dir, version, &err) != LFA_OK) return 0;
+  lfa_snapshot_options opt = {.version = version, .load_fields = true};
+  if (lfa_snapshot_open(&s, dir, NULL, &opt, &err) != LFA_OK) return 0;
   uint64_t h = 1469598103934665603u;
   for (size_t t = 0; t < s.n_tracked; t++) {
     mix((uint32_t)s.tracked[t].field_id, &h);

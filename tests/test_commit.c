@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "lfa/bitmap.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
 #include "lfa/sample.h"
+
+/* An open that reads every tracked field too. */
+static const lfa_snapshot_options LOADED = {.load_fields = true};
 
 static void assert_same_structure(const lfa_table *got, const lfa_table *want) {
   assert_int_equal(got->version, want->version);
@@ -67,14 +70,14 @@ static void replay(const char *dir, size_t versions) {
   lfa_version_list list;
   lfa_names names;
   lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
+  assert_ok(lfa_dataset_versions(&list, &names, NULL, dir, &err), &err);
   assert_int_equal(list.count, versions);
   lfa_table prev = {0};
   for (size_t i = 0; i < list.count; i++) {
     lfa_snapshot snap;
     lfa_table want, got;
     lfa_change c;
-    assert_ok(lfa_snapshot_load(&snap, dir, &list.entries[i], &err), &err);
+    assert_ok(lfa_snapshot_open(&snap, dir, &list.entries[i], &LOADED, &err), &err);
     assert_ok(lfa_table_from_snapshot(&want, &snap, &err), &err);
     change_of(&c, &snap, &want);
     if (lfa_commit(&got, i ? &prev : NULL, &c, NULL, &err) != LFA_OK) fail_msg("version %zu: %s", i + 1, err.msg);

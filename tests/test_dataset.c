@@ -1,4 +1,4 @@
-/* test_dataset.c: loading versions from disk (ref/io/dataset.c) against
+/* test_dataset.c: loading versions from disk (ref/read/dataset.c) against
  * hand-derived expectations: the bundled sample, the independent upstream
  * layout example, real Lance datasets, and broken copies of the sample.
  * Requirement ids: FA-STORE-5, FA-STORE-6, FA-ROOT-3, FA-ROOT-5,
@@ -13,13 +13,16 @@
 #include "lfa/bitmap.h"
 #include "lfa/dataset.h"
 #include "lfa/limits.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
 #include "range_sequences.h"
 #include "rowids.pb-c.h"
 #include "lfa/sample.h"
 #include "lfa/transaction.h"
+
+/* An open that reads every tracked field too. */
+static const lfa_snapshot_options LOADED = {.load_fields = true};
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -32,10 +35,10 @@ typedef struct loaded {
 
 static void load_all(loaded *l, const char *dir) {
   lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&l->versions, &l->names, dir, &err), &err);
+  assert_ok(lfa_dataset_versions(&l->versions, &l->names, NULL, dir, &err), &err);
   assert_true(l->versions.count <= 16);
   for (size_t i = 0; i < l->versions.count; i++)
-    if (lfa_snapshot_load(&l->snap[i], dir, &l->versions.entries[i], &err) != LFA_OK)
+    if (lfa_snapshot_open(&l->snap[i], dir, &l->versions.entries[i], &LOADED, &err) != LFA_OK)
       fail_msg("%s version %llu: %s", dir, (unsigned long long)l->versions.entries[i].version, err.msg);
   l->count = l->versions.count;
 }
@@ -227,7 +230,8 @@ static void expect_broken_as(const char *dir, uint64_t v, const char *rule, lfa_
   snprintf(name, sizeof name, "%llu.manifest", (unsigned long long)v);
   e.name = name;
   lfa_snapshot s;
-  if (lfa_snapshot_load(&s, dir, &e, err) == LFA_OK) fail_msg("version %llu loaded; expected %s", (unsigned long long)v, rule);
+  if (lfa_snapshot_open(&s, dir, &e, &LOADED, err) == LFA_OK)
+    fail_msg("version %llu loaded; expected %s", (unsigned long long)v, rule);
   assert_rule(err, rule);
 }
 
@@ -322,7 +326,7 @@ static void test_FA_ROOT_3_and_5_entries_match_the_manifest(void **state) {
   lfa_version_entry e = {3, "3.manifest"};
   lfa_snapshot s;
   lfa_error err = {0};
-  assert_ok(lfa_snapshot_load(&s, dir, &e, &err), &err);
+  assert_ok(lfa_snapshot_open(&s, dir, &e, &LOADED, &err), &err);
   assert_true(s.tracked[0].fragments[0].all);
   lfa_snapshot_free(&s);
   remove_tree(dir);
@@ -431,7 +435,8 @@ static void test_FA_LIMIT_1_row_ids_budgeted_per_snapshot(void **state) {
   snprintf(path, sizeof path, "%s/_versions/6.manifest", dir);
   assert_ok(lfa_fs_write_new(path, out.data, out.len, &err), &err);
   lfa_snapshot snap;
-  assert_status(lfa_snapshot_load_version(&snap, NULL, dir, 6, &err), LFA_ERR_LIMIT, &err);
+  lfa_snapshot_options v6 = {.version = 6, .load_fields = true};
+  assert_status(lfa_snapshot_open(&snap, dir, NULL, &v6, &err), LFA_ERR_LIMIT, &err);
   assert_rule(&err, "FA-LIMIT-1");
   assert_non_null(strstr(err.msg, "LFA_SNAPSHOT_ROW_IDS_MAX"));
   lfa_snapshot_free(&snap);
@@ -488,7 +493,8 @@ static void test_FA_VERIFY_8_spilled_row_ids_not_in_metadata(void **state) {
   write_without_sequences(dir, 6, 2048, &n);
   lfa_error err = {0};
   lfa_snapshot snap;
-  assert_ok(lfa_snapshot_load_version(&snap, NULL, dir, 6, &err), &err);
+  lfa_snapshot_options v6 = {.version = 6, .load_fields = true};
+  assert_ok(lfa_snapshot_open(&snap, dir, NULL, &v6, &err), &err);
   assert_true(snap.stable_row_ids);
   assert_int_equal(snap.row_ids_unread, n - 1);
   for (size_t i = 0; i < n; i++) {
@@ -507,7 +513,8 @@ static void test_FA_VERIFY_8_spilled_row_ids_not_in_metadata(void **state) {
 
   write_without_sequences(dir, 7, 0, &n);
   lfa_error_clear(&err);
-  assert_status(lfa_snapshot_load_version(&snap, NULL, dir, 7, &err), LFA_ERR_RULE, &err);
+  lfa_snapshot_options v7 = {.version = 7, .load_fields = true};
+  assert_status(lfa_snapshot_open(&snap, dir, NULL, &v7, &err), LFA_ERR_RULE, &err);
   assert_rule(&err, "FA-LANCE-7");
   assert_true(err.has_fragment);
   assert_non_null(strstr(err.msg, "has no row id sequence"));

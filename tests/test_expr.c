@@ -111,12 +111,12 @@ static void open_version(lfa_snapshot *snap, const char *dir, uint64_t v, lfa_ob
   lfa_version_list list;
   lfa_names names;
   lfa_error err = {0};
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
+  assert_ok(lfa_dataset_versions(&list, &names, NULL, dir, &err), &err);
   const lfa_version_entry *entry = NULL;
   for (size_t i = 0; i < list.count; i++)
     if (list.entries[i].version == v) entry = &list.entries[i];
   if (entry == NULL) fail_msg("%s has no version %" PRIu64, dir, v);
-  if (lfa_snapshot_open_cached(snap, dir, entry, cache, &err) != LFA_OK)
+  if (lfa_snapshot_open(snap, dir, entry, &(lfa_snapshot_options){.cache = cache}, &err) != LFA_OK)
     fail_msg("version %" PRIu64 ": %s", v, err.msg);
   lfa_version_list_free(&list);
   lfa_fs_names_free(&names);

@@ -9,7 +9,7 @@
 #include "rules_util.h"
 
 #include "lfa/commit.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/mutate.h"
 
 #define UPSTREAM "../shared/upstream-layout-example/address-mode-history"

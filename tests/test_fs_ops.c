@@ -1,5 +1,5 @@
 /* test_fs_ops.c: the operations lfa_fs gained for object stores and for
- * cleanup (ref/io/lfa/fs.h), on the POSIX file system and the memfs alike:
+ * cleanup (ref/fs/lfa/fs.h), on the POSIX file system and the memfs alike:
  * read_range, stat, remove_beneath [FA-CLEAN-6] [FA-CLEAN-11], publish_new
  * [FA-CONC-11], replace_hint; and a manifest read footer first
  * (lfa_manifest_fetch) reading only what the footer and the manifest point
@@ -329,8 +329,47 @@ static void test_FA_LIMIT_1_read_and_join_at_their_limits(void **state) {
   assert_rule(&err, "FA-LIMIT-1");
 }
 
+/* ---- the one name of a dataset (cleanup finds itself among the clones it reads) --------------- */
+
+static void name_is(char *got, const char *want) {
+  assert_non_null(got);
+  assert_string_equal(got, want);
+  free(got);
+}
+
+static void test_real_path_is_the_one_name(void **state) {
+  (void)state;
+  char dir[] = "/tmp/lfa-test-fs-real-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char *base = lfa_fs_real_path_in(NULL, dir); /* /tmp itself could be a link */
+  assert_non_null(base);
+  char a[LFA_PATH_BYTES_MAX], want[LFA_PATH_BYTES_MAX + 8], p[LFA_PATH_BYTES_MAX + 32];
+  snprintf(a, sizeof a, "%s/a", dir);
+  snprintf(want, sizeof want, "%s/a", base);
+  assert_int_equal(mkdir(a, 0700), 0);
+  snprintf(p, sizeof p, "%s/l", dir);
+  assert_int_equal(symlink(a, p), 0);
+  /* POSIX: ".", "..", a trailing '/', a link and a file:// URI all name the one directory */
+  snprintf(p, sizeof p, "%s/a/../a/.", dir), name_is(lfa_fs_real_path_in(NULL, p), want);
+  snprintf(p, sizeof p, "%s/l/", dir), name_is(lfa_fs_real_path_in(lfa_fs_posix(), p), want);
+  snprintf(p, sizeof p, "file://%s/l", dir), name_is(lfa_fs_real_path_in(NULL, p), want);
+  snprintf(p, sizeof p, "%s/missing", dir);
+  assert_null(lfa_fs_real_path_in(NULL, p));
+  /* the memfs (like an object store): its paths are its names, less a trailing '/' */
+  lfa_memfs m;
+  lfa_memfs_init(&m);
+  name_is(lfa_fs_real_path_in(&m.fs, "ds"), "ds");
+  name_is(lfa_fs_real_path_in(&m.fs, "ds//"), "ds");
+  name_is(lfa_fs_real_path_in(&m.fs, "/"), "/");
+  lfa_memfs_free(&m);
+  snprintf(p, sizeof p, "%s/l", dir), unlink(p);
+  rmdir(a), rmdir(dir);
+  free(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_path_is_the_one_name),
       cmocka_unit_test(test_FA_CONC_11_memfs_keeps_the_contract),
       cmocka_unit_test(test_FA_LIMIT_1_read_and_join_at_their_limits),
       cmocka_unit_test(test_FA_CLEAN_11_posix_keeps_the_contract),

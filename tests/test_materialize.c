@@ -216,12 +216,12 @@ static void test_FA_EXPR_5_fragments_of_a_snapshot(void **state) {
   /* a field whose root was never read cannot be materialized */
   lfa_version_list list;
   lfa_names names;
-  assert_ok(lfa_dataset_versions(&list, &names, dir, &err), &err);
+  assert_ok(lfa_dataset_versions(&list, &names, NULL, dir, &err), &err);
   const lfa_version_entry *v4 = NULL;
   for (size_t i = 0; i < list.count; i++)
     if (list.entries[i].version == 4) v4 = &list.entries[i];
   assert_non_null(v4);
-  assert_ok(lfa_snapshot_open(&snap, dir, v4, &err), &err);
+  assert_ok(lfa_snapshot_open(&snap, dir, v4, NULL, &err), &err);
   assert_status(lfa_assigned_bits(out, 2, &snap, 0, 0, &err), LFA_ERR_USAGE, &err);
   lfa_snapshot_free(&snap);
   lfa_version_list_free(&list);

@@ -22,7 +22,7 @@
 #include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/memfs.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 
@@ -148,7 +148,7 @@ static void test_make_dir_claims_once(void **state) {
   assert_ok(put(&m, "ds/f", "x", &err), &err);
   /* a writer refuses a directory that exists, as on disk */
   lfa_writer *w = NULL;
-  assert_status(lfa_writer_open_fs(&w, &m.fs, "ds", 1, &err), LFA_ERR_USAGE, &err);
+  assert_status(lfa_writer_open_in(&w, &m.fs, "ds", 1, &err), LFA_ERR_USAGE, &err);
   assert_null(w);
   /* a non-empty root cannot be claimed */
   lfa_memfs_free(&m);
@@ -169,7 +169,7 @@ static void test_FA_LANCE_2_no_version_listed(void **state) {
   lfa_error err = {0};
   lfa_memfs_init(&m);
   assert_ok(put(&m, "_versions/1amfni.est", "LANC", &err), &err);
-  assert_status(lfa_dataset_versions_fs(&list, &names, &m.fs, ".", &err), LFA_ERR_FORMAT, &err);
+  assert_status(lfa_dataset_versions(&list, &names, &m.fs, ".", &err), LFA_ERR_FORMAT, &err);
   assert_rule(&err, "FA-LANCE-2");
   assert_null(list.entries);
   assert_int_equal(list.count, 0);
@@ -539,7 +539,7 @@ static void test_history_in_memory_equals_on_disk(void **state) {
     lfa_error err = {0};
     lfa_memfs_init(&m);
     assert_ok(lfa_history_open(&disk, dir, 42, &err), &err);
-    assert_ok(lfa_history_open_fs(&mem, &m.fs, ".", 42, &err), &err); /* the root of a fresh memfs */
+    assert_ok(lfa_history_open_in(&mem, &m.fs, ".", 42, &err), &err); /* the root of a fresh memfs */
     write_history(&disk, stable);
     write_history(&mem, stable);
     /* the same seed, the same history: the same files, byte for byte */
@@ -587,8 +587,8 @@ static void test_rewind_as_if_never_tried(void **state) {
     lfa_history_mark mark;
     lfa_error err = {0};
     lfa_memfs_init(&once), lfa_memfs_init(&tried);
-    assert_ok(lfa_history_open_fs(&a, &once.fs, ".", 7, &err), &err);
-    assert_ok(lfa_history_open_fs(&b, &tried.fs, ".", 7, &err), &err);
+    assert_ok(lfa_history_open_in(&a, &once.fs, ".", 7, &err), &err);
+    assert_ok(lfa_history_open_in(&b, &tried.fs, ".", 7, &err), &err);
     write_history(&a, stable);
     write_steps(&b, stable, 0, 4);
     uint64_t files = lfa_memfs_mark(&tried), bytes = tried.bytes;
@@ -626,7 +626,7 @@ static void test_clones_in_memory(void **state) {
   lfa_history src, shallow, deep;
   lfa_error err = {0};
   lfa_memfs_init(&m);
-  assert_ok(lfa_history_open_fs(&src, &m.fs, "src", 7, &err), &err);
+  assert_ok(lfa_history_open_in(&src, &m.fs, "src", 7, &err), &err);
   write_history(&src, false);
   assert_ok(lfa_history_clone(&shallow, &src, 4, "shallow", false, 8, &err), &err);
   assert_ok(lfa_history_clone(&deep, &src, 4, "deep", true, 9, &err), &err);

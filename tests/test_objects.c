@@ -293,7 +293,7 @@ static void write_history(lfa_memfs *m) {
   lfa_history h;
   lfa_error err = {0};
   for (uint64_t k = 0; k < ROWS; k++) keys[k] = k + 1;
-  assert_ok(lfa_history_open_fs(&h, &m->fs, "ds", 5, &err), &err);
+  assert_ok(lfa_history_open_in(&h, &m->fs, "ds", 5, &err), &err);
   lfa_request c = {.op = LFA_OP_CREATE, .new_fields = SCHEMA, .n_new_fields = 2, .rows = {ROWS, keys},
                    .rows_per_file = ROWS, .fields = {1, ID}};
   assert_ok(lfa_history_apply(&h, &c, 0, &err), &err);
@@ -322,8 +322,9 @@ static uint64_t one_version(lfa_memfs *m) {
   lfa_names names;
   lfa_error err = {0};
   lfa_object_cache_init(&c, 0);
-  assert_ok(lfa_dataset_versions_fs(&l, &names, &m->fs, "ds", &err), &err);
-  assert_ok(lfa_snapshot_open_fs(&s, &m->fs, "ds", &l.entries[l.count - 1], &c, &err), &err);
+  assert_ok(lfa_dataset_versions(&l, &names, &m->fs, "ds", &err), &err);
+  lfa_snapshot_options opt = {.fs = &m->fs, .cache = &c};
+  assert_ok(lfa_snapshot_open(&s, "ds", &l.entries[l.count - 1], &opt, &err), &err);
   for (size_t i = 0; i < s.n_tracked; i++) assert_ok(lfa_snapshot_load_field(&s, "ds", i, &err), &err);
   uint64_t bytes = c.stats.held_bytes;
   lfa_snapshot_free(&s);

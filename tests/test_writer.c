@@ -1,6 +1,6 @@
 /* test_writer.c: the dataset writer (ref/write/writer.c). Tables are built by
  * hand, committed version after version, and read back through the reader
- * (lfa_dataset_versions, lfa_snapshot_load, lfa_table_from_snapshot); the
+ * (lfa_dataset_versions, lfa_snapshot_open, lfa_table_from_snapshot); the
  * files on disk are checked by listing and reading them.
  * Requirement ids: FA-STORE-2, FA-STORE-5, FA-STORE-7, FA-STORE-8,
  * FA-STORE-10, FA-STORE-11, FA-ROOT-9, FA-BITMAP-1, FA-BITMAP-3,
@@ -20,7 +20,7 @@
 #include "lfa/deletion.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/writer.h"

@@ -5,7 +5,7 @@
  * with $LFA_TEST_VANISH (after a '/') at the moment the program opens it,
  * then lets the open go ahead, which finds nothing there: the race a
  * concurrent cleanup wins, made certain. Only open(2) is intercepted: lfa
- * opens every file it reads with it (ref/io/fs.c). Not part of lfa: built
+ * opens every file it reads with it (ref/fs/fs.c). Not part of lfa: built
  * for the tests only. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -200,11 +200,4 @@ typedef struct lfa_explore_result {
  * refusal or conflict (which is also reported as a failure). */
 lfa_status lfa_explore(lfa_explore_result *out, const lfa_explore_options *o, lfa_error *err);
 
-/* Runs `moves` (moves[0] a create) on the model and judge from scratch and
- * reports whether they fail as the explorer checks them (the last move
- * with a read_version is checked as a concurrent commit). For shrinking
- * and for replaying a counterexample. */
-lfa_status lfa_explore_replay(bool *failed, char *diff, size_t cap, const lfa_explore_options *o,
-                              const lfa_explore_move *moves, size_t n_moves, lfa_error *err);
-
 #endif

@@ -56,7 +56,7 @@ static lfa_manifest_file newest(const char *dir, uint64_t *version) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  if (lfa_dataset_versions(&versions, &names, dir, &err) != LFA_OK) die(dir, err.msg);
+  if (lfa_dataset_versions(&versions, &names, NULL, dir, &err) != LFA_OK) die(dir, err.msg);
   if (versions.count == 0 || versions.naming != LFA_NAMING_V2) die(dir, "no versions, or not V2 names");
   const lfa_version_entry *e = &versions.entries[versions.count - 1];
   char path[4096];

@@ -4,7 +4,7 @@
  * [FA-CLEAN-2], what kept and removed versions reach [FA-CLEAN-1]
  * [FA-CLEAN-3] [FA-CLEAN-4], the verdicts [FA-CLEAN-5], the clone rules
  * [FA-CLEAN-7] [FA-CLEAN-8], and the deletion [FA-CLEAN-9]. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "lfa/cleanup.h"
 
 #include <inttypes.h>
@@ -57,7 +57,7 @@ typedef struct planner {
   struct identity *by_identity; /* every candidate, sorted by (dev, ino) */
   size_t *source_mark;  /* per object: 1 + the dataset whose source version reaches it */
   bool *source_checked; /* per dataset: its source version was read, so its reuse is checked */
-  char *self_real;      /* realpath(dir), or NULL */
+  char *self_real;      /* the one name of dir (lfa_fs_real_path_in), or NULL */
   size_t marking;       /* the dataset a VISIT_SOURCE marks for */
   bool marking_failed;  /* ... and a part of the source could not be read */
   lfa_hash seen;        /* seen_ref: references already followed (not those of VISIT_SOURCE) */
@@ -146,21 +146,6 @@ static lfa_status dir_at(bool *is, const planner *p, const char *path, int follo
 static bool is_real_dir(const planner *p, const char *path) {
   bool is = false;
   return dir_at(&is, p, path, 0, NULL) == LFA_OK && is;
-}
-
-/* The one name of a directory named by a path or a file:// URI: its
- * realpath on a local file system, else the path itself without trailing
- * '/' (an object store has one name per key); NULL when there is none. */
-static char *real_dir(const planner *p, const char *path) {
-  if ((lfa_fs_caps(p->fs) & LFA_FS_CAP_LOCAL) == 0) {
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/') n--;
-    char *s = malloc(n + 1);
-    if (s != NULL) memcpy(s, path, n), s[n] = '\0';
-    return s;
-  }
-  if (strncmp(path, "file://", 7) == 0) path += 7;
-  return realpath(path, NULL);
 }
 
 /* ---- which versions are kept --------------------------------------------------------- */
@@ -447,10 +432,10 @@ static lfa_status add_given(planner *p, lfa_error *err) {
   lfa_status st = LFA_OK;
   for (size_t i = 0; st == LFA_OK && i < p->o->n_datasets; i++) {
     const char *d = p->o->datasets[i];
-    char *real = real_dir(p, d);
+    char *real = lfa_fs_real_path_in(p->fs, d);
     bool seen = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
     for (size_t k = 1; real != NULL && !seen && k < p->plan->n_datasets; k++) {
-      char *other = real_dir(p, p->plan->datasets[k].dir);
+      char *other = lfa_fs_real_path_in(p->fs, p->plan->datasets[k].dir);
       seen = other != NULL && strcmp(other, real) == 0;
       free(other);
     }
@@ -689,7 +674,7 @@ static void find_source(planner *p, const visit *v, const lfa_manifest_file *mf,
   if (d->has_source_version) return;
   Lance__Table__Transaction *owned = NULL;
   const Lance__Table__Transaction__Clone *c = clone_of(&owned, p, mf, v->ddir);
-  char *real = c != NULL && c->is_shallow && c->ref_path != NULL ? real_dir(p, c->ref_path) : NULL;
+  char *real = c != NULL && c->is_shallow && c->ref_path != NULL ? lfa_fs_real_path_in(p->fs, c->ref_path) : NULL;
   bool ours = real != NULL && p->self_real != NULL && strcmp(real, p->self_real) == 0;
   free(real);
   if (ours) d->has_source_version = true, d->source_version = c->ref_version;
@@ -774,7 +759,7 @@ static lfa_status visit_other(planner *p, size_t d, const lfa_version_list *own,
   lfa_names names;
   lfa_error e = {0};
   const char *ddir = p->plan->datasets[d].dir;
-  if (lfa_dataset_versions_fs(&l, &names, p->fs, ddir, &e) != LFA_OK) {
+  if (lfa_dataset_versions(&l, &names, p->fs, ddir, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     visit at = {d, ddir, NULL, false, 0, VISIT_KEPT};
     p->plan->blocked = true;
@@ -891,8 +876,8 @@ lfa_status lfa_cleanup_plan_make(lfa_cleanup_plan *out, const char *dir, const l
   lfa_names names = {0};
   out->now = options->now, out->grace_seconds = options->grace_seconds, out->fs = p.fs;
   lfa_status st = (out->dir = strdup(dir)) == NULL ? lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory") : LFA_OK;
-  if (st == LFA_OK) st = lfa_dataset_versions_fs(&l, &names, p.fs, dir, err);
-  p.self_real = real_dir(&p, dir);
+  if (st == LFA_OK) st = lfa_dataset_versions(&l, &names, p.fs, dir, err);
+  p.self_real = lfa_fs_real_path_in(p.fs, dir);
   if (st == LFA_OK) st = read_tags(&p, err);
   if (st == LFA_OK) st = decide_versions(&p, &l, err);
   if (st == LFA_OK) check_versions_dir(&p);
@@ -977,7 +962,7 @@ static void count_outcome(lfa_cleanup_done *out, size_t *deleted, lfa_fs_removed
 static bool committed_since(const lfa_cleanup_plan *pl) {
   lfa_version_list l;
   lfa_names names;
-  if (lfa_dataset_versions_fs(&l, &names, pl->fs, pl->dir, NULL) != LFA_OK) return true;
+  if (lfa_dataset_versions(&l, &names, pl->fs, pl->dir, NULL) != LFA_OK) return true;
   bool newer = pl->n_versions == 0 || l.count == 0 ||
                l.entries[l.count - 1].version != pl->versions[pl->n_versions - 1].version;
   lfa_version_list_free(&l);

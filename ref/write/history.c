@@ -1,22 +1,19 @@
 /* history.c: build, rebase, commit, write (lfa/history.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "lfa/history.h"
 
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "lfa/rebase.h"
 
 lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_error *err) {
-  return lfa_history_open_fs(h, lfa_fs_posix(), dir, seed, err);
+  return lfa_history_open_in(h, lfa_fs_posix(), dir, seed, err);
 }
 
-lfa_status lfa_history_open_fs(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+lfa_status lfa_history_open_in(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   memset(h, 0, sizeof *h);
-  return dir ? lfa_writer_open_fs(&h->writer, fs, dir, seed, err) : LFA_OK;
+  return dir ? lfa_writer_open_in(&h->writer, fs, dir, seed, err) : LFA_OK;
 }
 
 const lfa_table *lfa_history_head(const lfa_history *h) { return h->count ? &h->versions[h->count - 1] : NULL; }
@@ -79,28 +76,29 @@ lfa_status lfa_history_clone(lfa_history *out, const lfa_history *source, uint64
                              uint64_t seed, lfa_error *err) {
   memset(out, 0, sizeof *out);
   const lfa_table *src = lfa_history_version(source, version);
-  char abs[PATH_MAX];
   if (src == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 " does not exist", version);
   if (source->writer == NULL) return lfa_fail(err, LFA_ERR_USAGE, NULL, "the source history is not written");
   const lfa_fs *fs = lfa_writer_fs(source->writer);
   const char *where = lfa_writer_dir(source->writer);
-  if (fs != lfa_fs_posix()) /* in memory: paths are names, there is nothing to resolve */
-    snprintf(abs, sizeof abs, "%s", where);
-  else if (realpath(where, abs) == NULL)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "cannot resolve %s", where);
+  char *abs = lfa_fs_real_path_in(fs, where); /* the source's one name, which the clone records */
+  if (abs == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "cannot resolve %s", where);
   lfa_request req = {.op = LFA_OP_CLONE, .deep = deep};
   lfa_change change;
   lfa_table n;
   lfa_status st = lfa_mutate(&change, src, &req, err); /* Clone{is_shallow, ref_version} */
-  if (st != LFA_OK) return st;
+  if (st != LFA_OK) {
+    free(abs);
+    return st;
+  }
   change.txn->clone->ref_path = lfa_arena_strdup(&change.arena, abs);
   st = lfa_arena_check(&change.arena, err);
   if (st == LFA_OK) st = grow(out, err);
   if (st == LFA_OK) st = lfa_commit(&n, NULL, &change, src, err); /* FA-CLONE-1/2: the source's state */
   if (st == LFA_OK) {
-    st = lfa_writer_clone_fs(&out->writer, fs, abs, version, dir, deep, seed, change.txn, err);
+    st = lfa_writer_clone_in(&out->writer, fs, abs, version, dir, deep, seed, change.txn, err);
     if (st != LFA_OK) lfa_table_free(&n);
   }
+  free(abs);
   if (st != LFA_OK) {
     lfa_change_free(&change);
     return st;

@@ -22,7 +22,7 @@
 #include "lfa/hash.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/transaction.h"
 #include "lfa/versions.h"
@@ -62,11 +62,11 @@ static void onto_free(onto *o) {
 /* ---- 1. the head, and what refuses it -------------------------------------------- */
 
 static lfa_status load_head(onto *o, lfa_error *err) {
-  lfa_status st = lfa_dataset_versions_fs(&o->list, &o->names, o->fs, o->dir, err);
+  lfa_status st = lfa_dataset_versions(&o->list, &o->names, o->fs, o->dir, err);
   if (st == LFA_OK && o->list.count == 0) st = lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version", o->dir);
   if (st != LFA_OK) return st;
   const lfa_version_entry *e = &o->list.entries[o->list.count - 1];
-  st = lfa_snapshot_load_fs(&o->snap, o->fs, o->dir, e, err);
+  st = lfa_snapshot_open(&o->snap, o->dir, e, &(lfa_snapshot_options){.fs = o->fs, .load_fields = true}, err);
   if (st == LFA_OK) st = lfa_table_from_snapshot(&o->head, &o->snap, err);
   if (st != LFA_OK) lfa_error_prefix(err, "version %" PRIu64, e->version), lfa_error_at_version(err, e->version);
   return st;
@@ -310,7 +310,7 @@ static lfa_status descriptors(Lance__Table__FieldAssignmentState ***out, onto *o
       (*out)[s] = kept;
       continue;
     }
-    if (o->w == NULL) st = lfa_writer_attach_fs(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
+    if (o->w == NULL) st = lfa_writer_attach_in(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
     size_t t = lfa_snapshot_tracked(&o->snap, ns->field_id);
     lfa_prior_field prior = {&o->head, hs, t == SIZE_MAX ? NULL : o->snap.tracked[t].root};
     if (st == LFA_OK) st = lfa_writer_field_root(&roots[s], &o->arena, o->w, &o->n, s, prior.root && hs ? &prior : NULL, err);
@@ -384,7 +384,7 @@ static void mark(Lance__Table__Manifest *m, lfa_layout head, const lfa_onto_requ
 static lfa_status publish(onto *o, Lance__Table__FieldAssignmentState **states, lfa_error *err) {
   char uuid[37], txn_name[64], txn_rel[REL_CAP], name[32], rel[REL_CAP], tmp_rel[REL_CAP];
   char path[LFA_PATH_BYTES_MAX], tmp[LFA_PATH_BYTES_MAX];
-  lfa_status st = o->w ? LFA_OK : lfa_writer_attach_fs(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
+  lfa_status st = o->w ? LFA_OK : lfa_writer_attach_in(&o->w, o->fs, o->dir, o->req->seed + o->head.version, err);
   if (st != LFA_OK) return st;
   lfa_writer_uuid(o->w, uuid);
   Lance__Table__Transaction txn = *o->change.txn;
@@ -442,10 +442,10 @@ static lfa_status attempt(lfa_onto_result *out, const lfa_fs *fs, const char *di
 }
 
 lfa_status lfa_onto_commit(lfa_onto_result *out, const char *dir, const lfa_onto_request *req, lfa_error *err) {
-  return lfa_onto_commit_fs(out, NULL, dir, req, err);
+  return lfa_onto_commit_in(out, NULL, dir, req, err);
 }
 
-lfa_status lfa_onto_commit_fs(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
+lfa_status lfa_onto_commit_in(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
                               lfa_error *err) {
   memset(out, 0, sizeof *out);
   if (fs == NULL) fs = lfa_fs_posix();

@@ -138,7 +138,7 @@ static void next_uuid(lfa_writer *w, char out[37]) {
 /* ---- opening and closing ---------------------------------------------------- */
 
 lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err) {
-  return lfa_writer_open_fs(out, lfa_fs_posix(), dir, seed, err);
+  return lfa_writer_open_in(out, lfa_fs_posix(), dir, seed, err);
 }
 
 /* The writer of `dir` (already there, or just claimed by the caller). */
@@ -160,7 +160,7 @@ static lfa_status writer_new(lfa_writer **out, const lfa_fs *fs, const char *dir
   return LFA_OK;
 }
 
-lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+lfa_status lfa_writer_open_in(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   *out = NULL;
   /* making the directory claims it: two writers never share one dataset */
   lfa_status st = lfa_fs_make_dir_in(fs, dir, err);
@@ -169,7 +169,7 @@ lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *di
   return writer_new(out, fs, dir, seed, err);
 }
 
-lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
+lfa_status lfa_writer_attach_in(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err) {
   *out = NULL;
   if (!lfa_fs_is_dir_in(fs, dir)) return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s is not a dataset directory", dir);
   lfa_status st = writer_new(out, fs, dir, seed, err);
@@ -1317,10 +1317,10 @@ static lfa_status clone_commit(clone_draft *c, lfa_writer *w, const Lance__Table
 
 lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
                             uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err) {
-  return lfa_writer_clone_fs(out, lfa_fs_posix(), source_dir, version, dir, deep, seed, txn, err);
+  return lfa_writer_clone_in(out, lfa_fs_posix(), source_dir, version, dir, deep, seed, txn, err);
 }
 
-lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
+lfa_status lfa_writer_clone_in(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
                                const char *dir, bool deep, uint64_t seed, Lance__Table__Transaction *txn,
                                lfa_error *err) {
   *out = NULL;
@@ -1328,10 +1328,11 @@ lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *s
   clone_draft c = {.src = &src, .src_dir = source_dir, .deep = deep};
   if (txn == NULL || txn->operation_case != LANCE__TABLE__TRANSACTION__OPERATION_CLONE)
     return lfa_fail(err, LFA_ERR_USAGE, "FA-LANCE-17", "a clone's first version needs a Clone transaction");
-  lfa_status st = lfa_snapshot_load_version(&src, fs, source_dir, version, err);
+  lfa_snapshot_options opt = {.fs = fs, .version = version, .load_fields = true};
+  lfa_status st = lfa_snapshot_open(&src, source_dir, NULL, &opt, err);
   if (st != LFA_OK) return st;
   lfa_writer *w = NULL;
-  st = lfa_writer_open_fs(&w, fs, dir, seed, err);
+  st = lfa_writer_open_in(&w, fs, dir, seed, err);
   if (st == LFA_OK) st = clone_commit(&c, w, txn, err);
   draft_free(&c.d, 0);
   free(c.base_list);

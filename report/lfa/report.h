@@ -10,7 +10,6 @@
  *   html.c         the page: timeline, findings, legend
  *   grid.c         the SVG grid of one field (also the spec's figures)
  *   requirement.c  the requirement texts generated from spec/ at build time
- *   case.c         a failing conformance scenario: expected against observed
  *
  * Memory and output are bounded whatever the history: versions are summed
  * into at most LFA_REPORT_COLUMNS_MAX columns and fragments into at most
@@ -25,7 +24,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lfa/conformance.h"
 #include "lfa/error.h"
 #include "lfa/fs.h"
 #include "lfa/verify.h"
@@ -158,12 +156,6 @@ void lfa_report_grid_svg(FILE *out, const lfa_report *r, size_t grid_index, bool
  * text from spec/. LFA_REPORT_STYLE is the pages' one style sheet. */
 void lfa_report_finding_html(FILE *out, const lfa_finding *f, size_t index, const char *href);
 extern const char LFA_REPORT_STYLE[];
-
-/* The page of a scenario that did not pass (lfa conformance --html):
- * at its failing step, expected against observed, then its findings;
- * `dataset_page` (or NULL) links the report of the dataset it wrote. */
-void lfa_report_write_case_html(FILE *out, const lfa_conformance_case *c, const char *adapter,
-                                const char *dataset_page);
 
 /* The anchor of the cell a finding is located at ("c-2-5-7"), or of its
  * version's timeline row ("v-12") when it names no tracked field's cell. */

@@ -35,9 +35,9 @@ static int count(const char *dir, const char *field, uint64_t *yes, uint64_t *no
   lfa_error err = {0};
   lfa_version_list versions = {0};
   lfa_names names = {0};
-  if (lfa_dataset_versions(&versions, &names, dir, &err) != LFA_OK) return fail("versions", &err);
+  if (lfa_dataset_versions(&versions, &names, NULL, dir, &err) != LFA_OK) return fail("versions", &err);
   lfa_snapshot snap;
-  lfa_status st = lfa_snapshot_open(&snap, dir, &versions.entries[versions.count - 1], &err);
+  lfa_status st = lfa_snapshot_open(&snap, dir, &versions.entries[versions.count - 1], NULL, &err);
   if (st == LFA_OK) {
     lfa_expr_plan plan;
     lfa_expr_binding bound;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "lfa/dataset.h"
-#include "lfa/load.h"
+#include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
 

@@ -705,7 +705,8 @@ static lfa_status check_snapshot(vf_version *v, const vf_ctx *c, const lfa_versi
                                  lfa_manifest_file *mf, const vf_version *parent, lfa_error *err) {
   lfa_error e = {0};
   const lfa_snapshot *from = parent != NULL && parent->loadable ? &parent->snap : NULL;
-  if (lfa_snapshot_open_after(&v->snap, c->fs, c->dir, entry, mf, c->cache, from, v->same, &e) != LFA_OK) {
+  lfa_snapshot_options opt = {.fs = c->fs, .cache = c->cache, .after = from, .decoded = mf, .same = v->same};
+  if (lfa_snapshot_open(&v->snap, c->dir, entry, &opt, &e) != LFA_OK) {
     if (e.status == LFA_ERR_NOMEM) return lfa_fail(err, LFA_ERR_NOMEM, NULL, "%s", e.msg);
     if (e.status == LFA_ERR_PROTO && under(e.file, "_transactions/") &&
         vf_txn_file_sidecar_undecodable(c->fs, c->dir, e.file)) { /* [FA-TXN-7] */

@@ -281,7 +281,7 @@ static lfa_status check_copy_of(const vf_ctx *c, const vf_version *n, const char
   char why[LFA_ERROR_MSG_MAX + 64];
   const lfa_version_entry *entry = NULL;
   bool here = c->versions != NULL && strcmp(dir, c->dir) == 0; /* this dataset: listed once per run */
-  if (!here) (void)lfa_dataset_versions_fs(&list, &names, c->fs, dir, &e); /* a failure is in e */
+  if (!here) (void)lfa_dataset_versions(&list, &names, c->fs, dir, &e); /* a failure is in e */
   const lfa_version_list *l = here ? c->versions : &list;
   for (size_t i = 0; e.status == LFA_OK && i < l->count; i++)
     if (l->entries[i].version == version) entry = &l->entries[i];

@@ -143,7 +143,7 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
   lfa_version_list versions;
   lfa_names names;
   const lfa_fs *fs = o.fs != NULL ? o.fs : lfa_fs_posix();
-  lfa_status st = lfa_dataset_versions_fs(&versions, &names, fs, dir, err);
+  lfa_status st = lfa_dataset_versions(&versions, &names, fs, dir, err);
   if (st != LFA_OK) return st;
   out->versions = calloc(versions.count + 1, sizeof *out->versions);
   lfa_object_cache cache; /* each object decoded once per run, within its budget, unless --full */

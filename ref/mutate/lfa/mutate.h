@@ -1,5 +1,5 @@
 /* mutate.h: every mutation Lance offers, as a pure function from a read
- * snapshot R and a request to a change (commit.h): the transaction Lance
+ * snapshot R and a request to a change (lfa/change.h): the transaction Lance
  * would commit, with the side data a writer holds. Committing it is
  * lfa_commit (or lfa_history_commit, which also rebases onto a later head).
  *

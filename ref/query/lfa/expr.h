@@ -19,7 +19,7 @@
  * committed. A plan and a binding record that name and refuse any other
  * snapshot [FA-EXPR-10]: a caller plans again for another version. Loaded
  * objects may still be shared across versions through the snapshot's
- * object cache (lfa_snapshot_open_cached), which keys them by path and
+ * object cache (lfa_snapshot_options.cache), which keys them by path and
  * size, as immutable objects allow [FA-STORE-8].
  *
  * The result is a Boolean for every row a scan produces, never NULL

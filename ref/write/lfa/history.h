@@ -29,7 +29,7 @@ lfa_status lfa_history_open(lfa_history *h, const char *dir, uint64_t seed, lfa_
 /* The same with the directory on file system `fs` (lfa/fs.h; NULL: POSIX),
  * which must outlive the history: an in-memory lfa_memfs writes a history
  * without touching a disk. */
-lfa_status lfa_history_open_fs(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
+lfa_status lfa_history_open_in(lfa_history *h, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
 /* Builds `req` against version `read_version` (0: the head) and commits it
  * as the next version, N = head + 1, which also names what it writes

@@ -88,7 +88,7 @@ lfa_status lfa_onto_commit(lfa_onto_result *out, const char *dir, const lfa_onto
 /* lfa_onto_commit on file system `fs` (NULL: POSIX), lfa/fs.h: every read,
  * every object written and the commit point (lfa_fs_publish_new: link(2)
  * on POSIX, a PUT with If-None-Match: * on an object store, FA-CONC-12). */
-lfa_status lfa_onto_commit_fs(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
+lfa_status lfa_onto_commit_in(lfa_onto_result *out, const lfa_fs *fs, const char *dir, const lfa_onto_request *req,
                               lfa_error *err);
 
 #endif

@@ -40,9 +40,9 @@ typedef struct lfa_writer lfa_writer;
 lfa_status lfa_writer_open(lfa_writer **out, const char *dir, uint64_t seed, lfa_error *err);
 
 /* The same on file system `fs` (lfa/fs.h; NULL: POSIX), which the writer
- * keeps (borrowed: it must outlive the writer). Without `_fs`, the
+ * keeps (borrowed: it must outlive the writer). Without `_in`, the
  * functions of this header write to the POSIX file system. */
-lfa_status lfa_writer_open_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
+lfa_status lfa_writer_open_in(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
 /* Writes version `table->version` (which must follow the previous commit's
  * by one) with `txn` as its transaction. The writer fills in the
@@ -71,7 +71,7 @@ lfa_status lfa_writer_commit(lfa_writer *w, const lfa_table *table, Lance__Table
 lfa_status lfa_writer_clone(lfa_writer **out, const char *source_dir, uint64_t version, const char *dir, bool deep,
                             uint64_t seed, Lance__Table__Transaction *txn, lfa_error *err);
 /* The same with the source and the clone both on `fs` (NULL: POSIX). */
-lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
+lfa_status lfa_writer_clone_in(lfa_writer **out, const lfa_fs *fs, const char *source_dir, uint64_t version,
                                const char *dir, bool deep, uint64_t seed, Lance__Table__Transaction *txn,
                                lfa_error *err);
 
@@ -80,7 +80,7 @@ lfa_status lfa_writer_clone_fs(lfa_writer **out, const lfa_fs *fs, const char *s
  * shares only objects it wrote itself. It is sealed (lfa_writer_commit
  * refuses it): the caller writes the manifest, from the head's own
  * (lfa/onto.h). OWNERSHIP: *out is the caller's (lfa_writer_close). */
-lfa_status lfa_writer_attach_fs(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
+lfa_status lfa_writer_attach_in(lfa_writer **out, const lfa_fs *fs, const char *dir, uint64_t seed, lfa_error *err);
 
 /* What a prior version (the head a commit builds on) stored for one field:
  * its model, the field's state in it, and its decoded root (borrowed). */

@@ -29,8 +29,8 @@
  *   lfa_expr_binding bound;
  *   lfa_expr_scan scan;
  *   uint64_t yes = 0, no = 0;
- *   lfa_dataset_versions(&versions, &names, dir, &err);
- *   lfa_snapshot_open(&snap, dir, &versions.entries[versions.count - 1], &err);
+ *   lfa_dataset_versions(&versions, &names, NULL, dir, &err);
+ *   lfa_snapshot_open(&snap, dir, &versions.entries[versions.count - 1], NULL, &err);
  *   lfa_expr_plan_reference(&plan, dir, &snap, "emb", NULL, &err);
  *   lfa_expr_bind(&bound, &plan, dir, &snap, &err);
  *   lfa_expr_scan_open(&scan, &bound, dir, &snap, NULL, 0, &err);

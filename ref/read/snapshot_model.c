@@ -1,5 +1,5 @@
-/* load.c: the model of a snapshot read from disk (lfa/load.h). */
-#include "lfa/load.h"
+/* snapshot_model.c: the model of a snapshot read from disk (lfa/snapshot_model.h). */
+#include "lfa/snapshot_model.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -98,7 +98,8 @@ lfa_status lfa_table_from_snapshot(lfa_table *out, const lfa_snapshot *snap, lfa
 lfa_status lfa_table_load_version(lfa_table *out, const lfa_fs *fs, const char *dir, uint64_t version,
                                   lfa_error *err) {
   lfa_snapshot snap;
-  lfa_status st = lfa_snapshot_load_version(&snap, fs, dir, version, err);
+  lfa_snapshot_options opt = {.fs = fs, .version = version, .load_fields = true};
+  lfa_status st = lfa_snapshot_open(&snap, dir, NULL, &opt, err);
   if (st != LFA_OK) return st;
   st = lfa_table_from_snapshot(out, &snap, err);
   lfa_snapshot_free(&snap);

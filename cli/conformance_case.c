@@ -1,4 +1,4 @@
-/* case.c: the page `lfa conformance --html DIR` writes for a scenario that
+/* conformance_case.c: the page `lfa conformance --html DIR` writes for a scenario that
  * did not pass: at its failing step, what the scenario expected drawn
  * against what the writer observed (conformance/SCENARIOS.md: outcome,
  * live rows, tracked fields, and per tracked field the keys whose
@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "conformance.h"
 #include "lfa/escape.h"
 #include "lfa/report.h"
 #include "lfa/search.h"
@@ -153,8 +154,7 @@ static void case_findings(FILE *out, const lfa_conformance_case *c, const char *
   fputs("</ol>\n", out);
 }
 
-void lfa_report_write_case_html(FILE *out, const lfa_conformance_case *c, const char *adapter,
-                                const char *dataset_page) {
+void conf_case_html(FILE *out, const lfa_conformance_case *c, const char *adapter, const char *dataset_page) {
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", out);
   text(out, c->name);
   fprintf(out, ": %s</title><style>%s</style></head><body>\n<h1>", lfa_conformance_verdict_name(c->verdict),

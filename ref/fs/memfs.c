@@ -395,7 +395,7 @@ static lfa_status mem_replace_hint(void *ctx, const char *path, const char *tmp,
 static const lfa_fs_ops MEMFS_OPS = {mem_read,        mem_size,           mem_exists,      mem_is_dir,
                                      mem_list,        mem_write_new,      mem_make_dir,    mem_read_range,
                                      mem_stat,        mem_remove_beneath, mem_publish_new, mem_replace_hint,
-                                     NULL,            0};
+                                     NULL,            NULL,               0};
 
 /* ---- the memfs ------------------------------------------------------------------------------- */
 

@@ -17,12 +17,8 @@
 #include "lfa/search.h"
 #include "lfa/transaction.h"
 
-lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err) {
-  return lfa_dataset_versions_fs(out, names, lfa_fs_posix(), dir, err);
-}
-
-lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
-                                   lfa_error *err) {
+lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
+                                lfa_error *err) {
   char path[LFA_PATH_BYTES_MAX];
   memset(out, 0, sizeof *out);
   memset(names, 0, sizeof *names);
@@ -239,7 +235,7 @@ static lfa_status load_deletion(roaring_bitmap_t **out, lfa_snapshot *s, const c
 }
 
 /* The snapshot before, and which of its fragments have the bytes of ours
- * (lfa_snapshot_open_after); both NULL when there is none. */
+ * (lfa_snapshot_options.after); both NULL when there is none. */
 typedef struct earlier {
   const lfa_snapshot *from;
   const size_t *same;
@@ -496,16 +492,6 @@ static lfa_status list_tracked(lfa_snapshot *s, lfa_error *err) {
 
 /* ---- the snapshot ----------------------------------------------------------------- */
 
-lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                             lfa_error *err) {
-  return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, NULL, err);
-}
-
-lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                                    lfa_object_cache *cache, lfa_error *err) {
-  return lfa_snapshot_open_fs(out, lfa_fs_posix(), dir, entry, cache, err);
-}
-
 /* Everything after the manifest file is decoded into out->file. */
 static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry, const earlier *e,
                             lfa_error *err) {
@@ -518,37 +504,56 @@ static lfa_status open_rest(lfa_snapshot *out, const char *dir, const lfa_versio
   return st;
 }
 
-static void open_begin(lfa_snapshot *out, const lfa_fs *fs, const lfa_version_entry *entry,
-                       lfa_object_cache *cache) {
-  memset(out, 0, sizeof *out);
-  out->version = entry->version;
-  out->fs = fs != NULL ? fs : lfa_fs_posix();
-  out->cache = cache;
-}
-
-lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                lfa_object_cache *cache, lfa_error *err) {
-  open_begin(out, fs, entry, cache);
-  lfa_status st = load_manifest(out, dir, entry, false, NULL, err);
-  if (st == LFA_OK) st = open_rest(out, dir, entry, &(earlier){NULL, NULL}, err);
-  if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
+/* The manifest file of `entry` into out->file, and what of o->after it
+ * shares: decoded by the caller (o->decoded, taken over, with o->same),
+ * decoded beside after's (its unchanged fragments shared), or plainly. */
+static lfa_status open_manifest(lfa_snapshot *out, earlier *e, const char *dir, const lfa_version_entry *entry,
+                                const lfa_snapshot_options *o, lfa_error *err) {
+  bool same_cache = o->after != NULL && o->cache != NULL && o->after->cache == o->cache;
+  *e = (earlier){o->after, NULL};
+  if (o->decoded != NULL) {
+    out->file = *o->decoded;
+    memset(o->decoded, 0, sizeof *o->decoded);
+    e->same = same_cache ? o->same : NULL;
+    return LFA_OK;
+  }
+  bool walk = o->in_order || o->after != NULL;
+  lfa_status st = load_manifest(out, dir, entry, walk, o->after ? &o->after->file : NULL, err);
+  e->same = same_cache ? out->file.same_as_prev : NULL;
   return st;
 }
 
-lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
-                                     const lfa_version_entry *entry, lfa_manifest_file *file,
-                                     lfa_object_cache *cache, lfa_error *err) {
-  return lfa_snapshot_open_after(out, fs, dir, entry, file, cache, NULL, NULL, err);
+/* The entry of o->version in the listing of `dir`, then the open of it. */
+static lfa_status open_listed(lfa_snapshot *out, const char *dir, const lfa_snapshot_options *o, lfa_error *err) {
+  lfa_version_list list = {0};
+  lfa_names names = {0};
+  const lfa_version_entry *entry = NULL;
+  memset(out, 0, sizeof *out);
+  lfa_status st = lfa_dataset_versions(&list, &names, o->fs, dir, err);
+  if (st != LFA_OK) return st;
+  for (size_t i = 0; i < list.count; i++)
+    if (list.entries[i].version == o->version) entry = &list.entries[i];
+  st = entry ? lfa_snapshot_open(out, dir, entry, o, err)
+             : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, o->version);
+  lfa_version_list_free(&list);
+  lfa_fs_names_free(&names);
+  return st;
 }
 
-lfa_status lfa_snapshot_open_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                   lfa_manifest_file *file, lfa_object_cache *cache, const lfa_snapshot *from,
-                                   const size_t *same, lfa_error *err) {
-  open_begin(out, fs, entry, cache);
-  out->file = *file;
-  memset(file, 0, sizeof *file);
-  earlier e = {from, from != NULL && cache != NULL && from->cache == cache ? same : NULL};
-  lfa_status st = open_rest(out, dir, entry, &e, err);
+lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
+                             const lfa_snapshot_options *o, lfa_error *err) {
+  static const lfa_snapshot_options PLAIN = {0};
+  if (o == NULL) o = &PLAIN;
+  if (entry == NULL) return open_listed(out, dir, o, err);
+  memset(out, 0, sizeof *out);
+  out->version = entry->version;
+  out->fs = o->fs != NULL ? o->fs : lfa_fs_posix();
+  out->cache = o->cache;
+  earlier e;
+  lfa_status st = open_manifest(out, &e, dir, entry, o, err);
+  if (st == LFA_OK) st = open_rest(out, dir, entry, &e, err);
+  for (size_t i = 0; st == LFA_OK && o->load_fields && i < out->n_tracked; i++)
+    st = lfa_snapshot_load_field(out, dir, i, err);
   if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
   return st;
 }
@@ -557,48 +562,6 @@ lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i
   if (i >= snap->n_tracked) return lfa_fail(err, LFA_ERR_USAGE, NULL, "no tracked field at index %zu", i);
   if (snap->tracked[i].root != NULL) return LFA_OK;
   return load_field(&snap->tracked[i], snap, dir, err);
-}
-
-lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                             lfa_error *err) {
-  return lfa_snapshot_load_fs(out, lfa_fs_posix(), dir, entry, err);
-}
-
-lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                lfa_error *err) {
-  lfa_status st = lfa_snapshot_open_fs(out, fs, dir, entry, NULL, err);
-  for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
-  if (st != LFA_OK) lfa_snapshot_free(out);
-  return st;
-}
-
-lfa_status lfa_snapshot_load_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                   lfa_object_cache *cache, const lfa_snapshot *from, lfa_error *err) {
-  open_begin(out, fs, entry, cache);
-  lfa_status st = load_manifest(out, dir, entry, true, from != NULL ? &from->file : NULL, err);
-  const size_t *same = from != NULL && cache != NULL && from->cache == cache ? out->file.same_as_prev : NULL;
-  if (st == LFA_OK) st = open_rest(out, dir, entry, &(earlier){from, same}, err);
-  for (size_t i = 0; st == LFA_OK && i < out->n_tracked; i++) st = lfa_snapshot_load_field(out, dir, i, err);
-  if (st != LFA_OK) lfa_snapshot_free(out), lfa_error_at_version(err, entry->version);
-  return st;
-}
-
-lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
-                                     lfa_error *err) {
-  lfa_version_list list = {0};
-  lfa_names names = {0};
-  const lfa_version_entry *entry = NULL;
-  memset(out, 0, sizeof *out);
-  if (fs == NULL) fs = lfa_fs_posix();
-  lfa_status st = lfa_dataset_versions_fs(&list, &names, fs, dir, err);
-  if (st != LFA_OK) return st;
-  for (size_t i = 0; i < list.count; i++)
-    if (list.entries[i].version == version) entry = &list.entries[i];
-  st = entry ? lfa_snapshot_load_fs(out, fs, dir, entry, err)
-             : lfa_fail(err, LFA_ERR_USAGE, NULL, "%s has no version %" PRIu64, dir, version);
-  lfa_version_list_free(&list);
-  lfa_fs_names_free(&names);
-  return st;
 }
 
 /* tracked[] is sorted by field id (list_tracked): a binary search keeps

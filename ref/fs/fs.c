@@ -346,10 +346,16 @@ static lfa_status op_replace_hint(void *ctx, const char *path, const char *tmp, 
   return lfa_fs_replace_hint(path, tmp, data, len, err);
 }
 
+static char *op_real_path(void *ctx, const char *path) {
+  (void)ctx;
+  if (strncmp(path, "file://", 7) == 0) path += 7;
+  return realpath(path, NULL);
+}
+
 static const lfa_fs_ops POSIX_OPS = {op_read,       op_size,        op_exists,         op_is_dir,
                                      op_list,       op_write_new,   op_make_dir,       op_read_range,
                                      op_stat,       op_remove_beneath, op_publish_new, op_replace_hint,
-                                     NULL,          LFA_FS_CAP_MTIME | LFA_FS_CAP_LOCAL};
+                                     NULL,          op_real_path,   LFA_FS_CAP_MTIME};
 static const lfa_fs POSIX = {&POSIX_OPS, NULL}; /* constant: the POSIX file system keeps no state */
 
 const lfa_fs *lfa_fs_posix(void) { return &POSIX; }
@@ -508,6 +514,16 @@ lfa_status lfa_fs_replace_hint_in(const lfa_fs *fs, const char *path, const char
 void lfa_fs_prefetch_in(const lfa_fs *fs, const char *const *paths, size_t n) {
   fs = or_posix(fs);
   if (fs->ops->prefetch != NULL && n > 0) fs->ops->prefetch(fs->ctx, paths, n);
+}
+
+char *lfa_fs_real_path_in(const lfa_fs *fs, const char *path) {
+  fs = or_posix(fs);
+  if (fs->ops->real_path != NULL) return fs->ops->real_path(fs->ctx, path);
+  size_t n = strlen(path);
+  while (n > 1 && path[n - 1] == '/') n--;
+  char *s = malloc(n + 1);
+  if (s != NULL) memcpy(s, path, n), s[n] = '\0';
+  return s;
 }
 
 unsigned lfa_fs_caps(const lfa_fs *fs) { return or_posix(fs)->ops->caps; }

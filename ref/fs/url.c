@@ -69,6 +69,10 @@ static lfa_status c_replace_hint(void *ctx, const char *path, const char *tmp, c
   counts(ctx)->bytes_written += len;
   return lfa_fs_replace_hint_in(below(), path, tmp, data, len, err);
 }
+static char *c_real_path(void *ctx, const char *path) { /* no request: the kernel resolves it */
+  (void)ctx;
+  return lfa_fs_real_path_in(below(), path);
+}
 
 /* ---- the one way a DATASET argument is opened ------------------------------------------------ */
 
@@ -78,7 +82,7 @@ lfa_status lfa_fs_open_url(lfa_dataset_fs *out, const char *dataset, bool allow_
   if (!lfa_is_s3_url(dataset)) {
     out->counted_ops = (lfa_fs_ops){c_read,     c_size,           c_exists,      c_is_dir,       c_list,
                                     c_write_new, c_make_dir,      c_read_range,  c_stat,         c_remove_beneath,
-                                    c_publish_new, c_replace_hint, NULL,         lfa_fs_caps(below())};
+                                    c_publish_new, c_replace_hint, NULL,         c_real_path,    lfa_fs_caps(below())};
     out->counted = (lfa_fs){&out->counted_ops, out};
     out->fs = &out->counted;
     return LFA_OK;

@@ -1008,7 +1008,7 @@ static void s3_prefetch(void *ctx, const char *const *paths, size_t n) {
 static const lfa_fs_ops S3_OPS = {s3_read,      s3_size,           s3_exists,      s3_is_dir,
                                   s3_list,      s3_write_new,      s3_make_dir,    s3_read_range,
                                   s3_stat,      s3_remove_beneath, s3_publish_new, s3_replace_hint,
-                                  s3_prefetch,  LFA_FS_CAP_MTIME};
+                                  s3_prefetch,  NULL,              LFA_FS_CAP_MTIME};
 
 static bool env_true(const char *v) { return v != NULL && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0); }
 

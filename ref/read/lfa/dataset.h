@@ -100,85 +100,70 @@ lfa_status lfa_manifest_fetch(lfa_buf *out, uint64_t *unread_below, const lfa_fs
 void lfa_dataset_prefetch_manifests(const lfa_fs *fs, const char *dir, const lfa_version_list *list, size_t first,
                                     size_t n, bool (*want)(const void *arg, size_t i), const void *arg);
 
-/* The versions of the dataset at `dir`. `names` keeps the listing the
- * entries point into. OWNERSHIP: free both (lfa_version_list_free,
- * lfa_fs_names_free); on failure both are left empty. */
-lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const char *dir, lfa_error *err);
+/* The versions of the dataset at `dir` on file system `fs` (lfa/fs.h;
+ * NULL: POSIX). `names` keeps the listing the entries point into.
+ * OWNERSHIP: free both (lfa_version_list_free, lfa_fs_names_free); on
+ * failure both are left empty. */
+lfa_status lfa_dataset_versions(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
+                                lfa_error *err);
 
-/* The same on file system `fs` (lfa/fs.h; NULL: POSIX). Every function of
- * this header without `_fs` reads the POSIX file system. */
-lfa_status lfa_dataset_versions_fs(lfa_version_list *out, lfa_names *names, const lfa_fs *fs, const char *dir,
-                                   lfa_error *err);
+/* How lfa_snapshot_open reads a version. All zero: on POSIX, no cache, the
+ * descriptors only, nothing shared. */
+typedef struct lfa_snapshot_options {
+  /* The file system the version is read from (NULL: POSIX), which the
+   * snapshot keeps for the later lfa_snapshot_load_field calls (borrowed:
+   * it must outlive the snapshot). */
+  const lfa_fs *fs;
+  /* NULL, or the cache (lfa/objects.h) this open and the later
+   * lfa_snapshot_load_field calls load through: decoded objects are lent
+   * by it, and given back when the snapshot is freed. The checks that
+   * depend on the snapshot (fragment present, physical_rows, bounds:
+   * FA-ROOT-3, FA-ROOT-5, FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4) still run
+   * on every snapshot, on the lent object. It must outlive the snapshot. */
+  lfa_object_cache *cache;
+  /* Also every tracked field's root and bitmaps (lfa_snapshot_load_field
+   * of each), so the snapshot is loaded, not only open. */
+  bool load_fields;
+  /* Without `entry`: the listed version to open (LFA_ERR_USAGE when the
+   * dataset has none). */
+  uint64_t version;
+  /* NULL, or an open snapshot of the version before, of the same dataset
+   * (10§5): a fragment whose encoded bytes equal one of `after`'s shares
+   * its decoded message and, through `cache` (when `after` was opened
+   * through the same one), its deletion set, lent again without reading or
+   * checking it: its bytes name the same file, with the same rows, and its
+   * checks (FA-LANCE-4, FA-LANCE-16) passed in `after`. The snapshot is the
+   * one an open without `after` gives, and so is every error; `after`
+   * need be open only during the call. A reader walking versions in order
+   * keeps the one before and pays for what each commit changed. */
+  const lfa_snapshot *after;
+  /* Part of such a walk, also its first version (no `after`): the
+   * manifest's bytes are kept with the snapshot for the next version's
+   * comparison. Implied by `after`. */
+  bool in_order;
+  /* NULL, or the manifest file of the version, already read and decoded
+   * (lfa_manifest_file_decode): it is not read again, and it is taken over
+   * in every case (left zeroed). With `after`, `same[i]` is the index in
+   * after's manifest of a fragment whose encoded bytes equal those of
+   * fragment i (lfa_manifest_fragment_spans), or SIZE_MAX; without a
+   * decoded file they are found as the manifest is decoded. */
+  lfa_manifest_file *decoded;
+  const size_t *same;
+} lfa_snapshot_options;
 
-/* Opens one version: manifest, transaction, deletion files, and the list of
- * tracked fields (descriptors only: no assignment object is read, so a plan
- * that never asks for assignment never touches one, FA-EXPR-7). Errors name
- * the file, field and fragment; the caller prefixes the version. */
+/* Opens one version, `entry` of `dir` (NULL: the listed version
+ * o->version), as `o` says (NULL: all zero): manifest, transaction,
+ * deletion files, and the list of tracked fields (descriptors only: no
+ * assignment object is read unless o->load_fields, so a plan that never
+ * asks for assignment never touches one, FA-EXPR-7). Errors name the
+ * file, field, fragment and version. The one way a snapshot is opened. */
 lfa_status lfa_snapshot_open(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                             lfa_error *err);
-
-/* lfa_snapshot_open with a cache (may be NULL, lfa/objects.h) that this
- * open and the later lfa_snapshot_load_field calls load through: decoded
- * objects are lent by it, and given back when the snapshot is freed. The
- * checks that depend on the snapshot (fragment present, physical_rows,
- * bounds: FA-ROOT-3, FA-ROOT-5, FA-BITMAP-3, FA-BITMAP-4, FA-LANCE-4) still
- * run on every snapshot, on the lent object. The cache must outlive the
- * snapshot. */
-lfa_status lfa_snapshot_open_cached(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                                    lfa_object_cache *cache, lfa_error *err);
-
-/* lfa_snapshot_open_cached on file system `fs` (NULL: POSIX), which the
- * snapshot keeps (borrowed: it must outlive the snapshot) for the later
- * lfa_snapshot_load_field calls. */
-lfa_status lfa_snapshot_open_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                lfa_object_cache *cache, lfa_error *err);
-
-/* lfa_snapshot_open_fs from the manifest file of `entry` the caller has
- * already read and decoded (lfa_manifest_file_decode): it is not read
- * again. *file is taken over in every case (left zeroed). */
-lfa_status lfa_snapshot_open_decoded(lfa_snapshot *out, const lfa_fs *fs, const char *dir,
-                                     const lfa_version_entry *entry, lfa_manifest_file *file,
-                                     lfa_object_cache *cache, lfa_error *err);
-
-/* lfa_snapshot_open_decoded of the version after `from` (an open snapshot
- * of the same dataset, through the same cache), where same[i] is the index
- * in from's manifest of a fragment whose encoded bytes equal those of
- * fragment i (lfa_manifest_fragment_spans), or SIZE_MAX. Such a fragment's
- * deletion set, in the dataset's own _deletions/, is from's, lent again by
- * the cache without reading or checking it: its bytes name the same file,
- * with the same rows, and its checks (FA-LANCE-4, FA-LANCE-16) passed in
- * `from` (10§5). `from` need be open only during the call: the cache
- * keeps the set for both snapshots. */
-lfa_status lfa_snapshot_open_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                   lfa_manifest_file *file, lfa_object_cache *cache, const lfa_snapshot *from,
-                                   const size_t *same, lfa_error *err);
+                             const lfa_snapshot_options *o, lfa_error *err);
 
 /* Reads the root and bitmaps of tracked field `i` (index into tracked[]),
  * checking each against the snapshot (FA-EXPR-9), from the file system the
  * snapshot was opened on. */
 lfa_status lfa_snapshot_load_field(lfa_snapshot *snap, const char *dir, size_t i, lfa_error *err);
-
-/* lfa_snapshot_open, then every tracked field. */
-lfa_status lfa_snapshot_load(lfa_snapshot *out, const char *dir, const lfa_version_entry *entry,
-                             lfa_error *err);
-lfa_status lfa_snapshot_load_fs(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                lfa_error *err);
-
-/* lfa_snapshot_load_fs of the version after `from` (NULL: none; else an
- * open snapshot of the same dataset that loaded, through the same
- * `cache`, which may be NULL): a fragment with the bytes of one of from's
- * shares its decoded message and, through the cache, its deletion set,
- * whose checks passed in `from` (10§5); objects come from the cache. The
- * snapshot is the one lfa_snapshot_load_fs gives, and so is every error;
- * `from` may be freed before or after it. A reader walking versions in
- * order keeps the one before and pays for what each commit changed. */
-lfa_status lfa_snapshot_load_after(lfa_snapshot *out, const lfa_fs *fs, const char *dir, const lfa_version_entry *entry,
-                                   lfa_object_cache *cache, const lfa_snapshot *from, lfa_error *err);
-
-/* lfa_snapshot_load_fs of version `version` of `dir` (NULL fs: POSIX),
- * found in its listing. LFA_ERR_USAGE when the dataset has no such version. */
-lfa_status lfa_snapshot_load_version(lfa_snapshot *out, const lfa_fs *fs, const char *dir, uint64_t version,
-                                     lfa_error *err);
 
 /* The manifest index of the fragment root entry `e` names: there [FA-ROOT-5],
  * with the physical_rows the entry records [FA-ROOT-3]. Every reader of a

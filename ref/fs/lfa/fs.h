@@ -101,8 +101,7 @@ typedef enum lfa_fs_removed {
 
 /* What a file system offers besides the operations (lfa_fs_ops.caps). */
 enum {
-  LFA_FS_CAP_MTIME = 1u, /* stat gives real modification times (cleanup's grace period) */
-  LFA_FS_CAP_LOCAL = 2u  /* paths are local paths: realpath(3) and links mean something */
+  LFA_FS_CAP_MTIME = 1u /* stat gives real modification times (cleanup's grace period) */
 };
 
 /* The operations of one file system, each on `ctx`. Every implementation
@@ -144,6 +143,12 @@ enum {
  *  - prefetch: may be NULL. A hint that the files `paths` will be read
  *    soon: a remote file system may fetch them at once, a bounded number
  *    at a time, within a bounded budget; never needed for correctness.
+ *  - real_path: may be NULL. The one name of what `path` (or a file://
+ *    URI) names, so that two names of one dataset compare equal (cleanup's
+ *    own dataset among the clones it reads, FA-CLEAN-2; a clone's source):
+ *    POSIX resolves links, "." and ".." (realpath(3)). NULL: the file
+ *    system's paths are names already (an object store, one name per key;
+ *    the memfs), and the name is `path` less any trailing '/'.
  *  - caps: LFA_FS_CAP_* bits. */
 typedef struct lfa_fs_ops {
   lfa_status (*read)(void *ctx, lfa_buf *out, const char *path, size_t max_bytes, lfa_error *err);
@@ -163,6 +168,7 @@ typedef struct lfa_fs_ops {
   lfa_status (*replace_hint)(void *ctx, const char *path, const char *tmp, const uint8_t *data, size_t len,
                              lfa_error *err);
   void (*prefetch)(void *ctx, const char *const *paths, size_t n);
+  char *(*real_path)(void *ctx, const char *path);
   unsigned caps;
 } lfa_fs_ops;
 
@@ -176,7 +182,13 @@ typedef struct lfa_fs {
 const lfa_fs *lfa_fs_posix(void);
 
 /* The operations of `fs` (NULL: the POSIX file system), called as
- * functions. See lfa_fs_ops for what each does. */
+ * functions. See lfa_fs_ops for what each does.
+ *
+ * One spelling, in every layer: a function whose name ends in `_in` is the
+ * one that takes the file system as its parameter ("in `fs`"), beside a
+ * twin without it on POSIX (lfa_fs_read, lfa_writer_open, ...); a function
+ * with no POSIX twin just takes `fs` (NULL: POSIX), as lfa_dataset_versions
+ * and lfa_snapshot_options do. */
 lfa_status lfa_fs_read_in(lfa_buf *out, const lfa_fs *fs, const char *path, size_t max_bytes, lfa_error *err);
 int lfa_fs_size_in(const lfa_fs *fs, const char *path, uint64_t *size);
 int lfa_fs_exists_in(const lfa_fs *fs, const char *path);
@@ -194,6 +206,9 @@ lfa_status lfa_fs_publish_new_in(const lfa_fs *fs, const char *path, const char 
 lfa_status lfa_fs_replace_hint_in(const lfa_fs *fs, const char *path, const char *tmp, const uint8_t *data, size_t len,
                                   lfa_error *err);
 void lfa_fs_prefetch_in(const lfa_fs *fs, const char *const *paths, size_t n);
+/* OWNERSHIP: the name is the caller's (free); NULL when there is none (no
+ * such path, or no memory). */
+char *lfa_fs_real_path_in(const lfa_fs *fs, const char *path);
 unsigned lfa_fs_caps(const lfa_fs *fs);
 
 /* lfa_fs_read_in of a file a dataset's metadata says is there. When it
