@@ -282,7 +282,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     a->req.field = a->field;
     seed_and_clock(&a->req);
     lfa_cli_store store;
-    bool opened = lfa_cli_store_open(&store, cmd, a->dataset, a->allow_http, a->stats, false);
+    bool opened = lfa_cli_store_open(&store, cmd, a->dataset, a->allow_http, a->stats);
     if (!opened) {
       /* said */
     } else if (lfa_onto_commit_fs(&r, store.d.fs, a->dataset, &a->req, &err) == LFA_OK) {

@@ -128,7 +128,7 @@ int lfa_cli_report(int argc, char **argv) {
   report_args a;
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "report", a.dataset, a.allow_http, a.stats, false)) return LFA_EXIT_UNUSABLE;
+  if (!lfa_cli_store_open(&store, "report", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.options.fs = store.d.fs;
   lfa_report r;
   lfa_error err = {0};

@@ -1,17 +1,16 @@
 /* store.c: a command's DATASET opened where it is, and its --stats (store.h). */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "store.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 
-bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats,
-                        bool json) {
+static const char *backend(const lfa_cli_store *s) { return s->d.s3 != NULL ? "s3" : "local"; }
+
+bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats) {
   memset(s, 0, sizeof *s);
-  s->cmd = cmd, s->stats = stats, s->json = json;
+  s->cmd = cmd, s->stats = stats;
   lfa_error err = {0};
   if (lfa_fs_open_url(&s->d, dataset, allow_http, &err) != LFA_OK) {
     lfa_cli_fail(cmd, dataset, err.msg);
@@ -20,37 +19,25 @@ bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, 
   return true;
 }
 
-FILE *lfa_cli_store_json(lfa_cli_store *s) {
-  if (!s->stats || !s->json) return stdout;
-  if (s->mem == NULL) s->mem = open_memstream(&s->buf, &s->len);
-  return s->mem != NULL ? s->mem : stdout;
+void lfa_cli_store_put_stats(const lfa_cli_store *s, lfa_json_writer *w) {
+  if (!s->stats) return;
+  lfa_fs_stats t = lfa_dataset_fs_stats(&s->d);
+  lfa_json_open_flow_object(w, "stats");
+  lfa_json_put_string(w, "backend", backend(s));
+  lfa_json_put_u64(w, "requests", t.requests);
+  lfa_json_put_u64(w, "bytes_read", t.bytes_read);
+  lfa_json_put_u64(w, "bytes_written", t.bytes_written);
+  lfa_json_put_u64(w, "retries", t.retries);
+  lfa_json_close_object(w);
 }
 
 void lfa_cli_store_close(lfa_cli_store *s) {
   lfa_fs_stats t = lfa_dataset_fs_stats(&s->d);
-  const char *backend = s->d.s3 != NULL ? "s3" : "local";
   if (s->stats)
     fprintf(stderr,
             "lfa %s: stats (%s): %" PRIu64 " requests, %" PRIu64 " bytes read, %" PRIu64 " bytes written, %" PRIu64
             " retries\n",
-            s->cmd, backend, t.requests, t.bytes_read, t.bytes_written, t.retries);
-  if (s->mem != NULL) {
-    fclose(s->mem);
-    /* the document is one object: "stats" goes in before its last '}' */
-    size_t end = s->len;
-    while (end > 0 && s->buf[end - 1] != '}') end--;
-    if (end == 0) {
-      fwrite(s->buf, 1, s->len, stdout);
-    } else {
-      size_t keep = end - 1; /* before the '}' and the blanks before it */
-      while (keep > 0 && (s->buf[keep - 1] == '\n' || s->buf[keep - 1] == ' ')) keep--;
-      fwrite(s->buf, 1, keep, stdout);
-      printf(",\n  \"stats\": {\"backend\": \"%s\", \"requests\": %" PRIu64 ", \"bytes_read\": %" PRIu64
-             ", \"bytes_written\": %" PRIu64 ", \"retries\": %" PRIu64 "}\n}\n",
-             backend, t.requests, t.bytes_read, t.bytes_written, t.retries);
-    }
-    free(s->buf);
-  }
+            s->cmd, backend(s), t.requests, t.bytes_read, t.bytes_written, t.retries);
   lfa_dataset_fs_close(&s->d);
   memset(s, 0, sizeof *s);
 }

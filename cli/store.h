@@ -8,25 +8,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lfa/document.h"
 #include "lfa/s3.h"
 
 typedef struct lfa_cli_store {
   lfa_dataset_fs d;
   const char *cmd;
-  bool stats, json;
-  FILE *mem; /* the JSON document, held until the stats are known */
-  char *buf;
-  size_t len;
+  bool stats;
 } lfa_cli_store;
 
 /* Opens `dataset` for command `cmd`; false (after one line on stderr) when
  * it cannot be (a bad endpoint, plain http without AWS_ALLOW_HTTP). */
-bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats,
-                        bool json);
-/* Where the JSON document goes: stdout, or a buffer when --stats must join it. */
-FILE *lfa_cli_store_json(lfa_cli_store *s);
-/* The stats on stderr (with --stats), the JSON document on stdout with
- * "stats" added, and the file system closed. */
+bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats);
+/* With --stats, what reaching DATASET cost so far as the member "stats" of
+ * the open JSON object `w`; a command writes it last, before closing its
+ * document. Without --stats nothing. */
+void lfa_cli_store_put_stats(const lfa_cli_store *s, lfa_json_writer *w);
+/* The stats on stderr (with --stats), and the file system closed. */
 void lfa_cli_store_close(lfa_cli_store *s);
 
 /* The help text of the two options every dataset command takes, and of
