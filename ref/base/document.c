@@ -87,6 +87,12 @@ void lfa_json_put_real(lfa_json_writer *w, const char *key, double value) {
   else fputs("null", w->out);
 }
 
+void lfa_json_put_fixed(lfa_json_writer *w, const char *key, double value, int decimals) {
+  item(w, key);
+  if (isfinite(value)) fprintf(w->out, "%.*f", decimals, value);
+  else fputs("null", w->out);
+}
+
 void lfa_json_put_bool(lfa_json_writer *w, const char *key, bool value) {
   item(w, key);
   fputs(value ? "true" : "false", w->out);

@@ -48,6 +48,8 @@ void lfa_json_put_i64(lfa_json_writer *w, const char *key, int64_t value);
 /* Six significant digits (%.6g); null for an infinity or NaN, which JSON
  * cannot hold. */
 void lfa_json_put_real(lfa_json_writer *w, const char *key, double value);
+/* `decimals` digits after the point (%.*f); null as above. */
+void lfa_json_put_fixed(lfa_json_writer *w, const char *key, double value, int decimals);
 void lfa_json_put_bool(lfa_json_writer *w, const char *key, bool value);
 void lfa_json_put_null(lfa_json_writer *w, const char *key);
 /* One item of a numbers array. */
