@@ -585,11 +585,11 @@ int lfa_cli_conformance(int argc, char **argv) {
   run_all(&r);
   tally t = conf_count(&r);
   if (a.junit != NULL && conf_write_junit(&r, &t, &err) != LFA_OK) {
-    fprintf(stderr, "lfa conformance: %s\n", err.msg);
+    fprintf(stderr, "lfa conformance: --junit: %s\n", err.msg);
     st = LFA_ERR_IO;
   }
   if (a.html != NULL && conf_write_html(&r, &t, a.html, &err) != LFA_OK) {
-    fprintf(stderr, "lfa conformance: %s\n", err.msg);
+    fprintf(stderr, "lfa conformance: --html: %s\n", err.msg);
     st = LFA_ERR_IO;
   }
   if (a.json) conf_print_json(&r, &t);

@@ -3,7 +3,6 @@
  * lfa_conformance_case results. The JSON shape is documented in README.md
  * ("lfa conformance --json") and conformance/schema/report.schema.json,
  * and only grows: keys are never renamed or removed. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "conformance.h"
 #include "lfa/document.h"
 #include "lfa/escape.h"
+#include "lfa/fs.h"
 
 static const char STALE[] = "listed as an expected failure, but it passes";
 
@@ -144,37 +144,39 @@ static const char *junit_tag(const lfa_conformance_case *c) {
 }
 
 /* `message` is the one-line reason; the body says the verdict again. */
-static void junit_case(FILE *f, const lfa_conformance_case *c) {
-  fprintf(f, "    <testcase classname=\"conformance\" name=\"");
-  lfa_put_xml(f, c->name);
-  fprintf(f, "\" time=\"%.3f\">", c->seconds);
+static void junit_case(lfa_xml_writer *x, const lfa_conformance_case *c) {
+  lfa_junit_open_case(x, "conformance", c->name, c->seconds);
   const char *tag = junit_tag(c);
   if (tag != NULL) {
-    fprintf(f, "<%s message=\"", tag);
-    lfa_put_xml(f, reason(c));
-    fprintf(f, "\">%s%s: ", c->listed && conf_is_bad(c->verdict) ? "expected failure, " : "",
-            conf_is_pass(c->verdict) ? "stale" : lfa_conformance_verdict_name(c->verdict));
-    lfa_put_xml(f, reason(c));
+    lfa_xml_open(x, tag);
+    lfa_xml_attr(x, "message", reason(c));
+    lfa_xml_textf(x, "%s%s: ", c->listed && conf_is_bad(c->verdict) ? "expected failure, " : "",
+                  conf_is_pass(c->verdict) ? "stale" : lfa_conformance_verdict_name(c->verdict));
+    lfa_xml_text(x, reason(c));
     char text[LFA_CONFORMANCE_MESSAGE_MAX];
     for (size_t i = 0; i < c->findings.count; i++) {
       lfa_conformance_finding_text(text, sizeof text, c, &c->findings.items[i]);
-      fprintf(f, "\n%s: ", lfa_severity_name(c->findings.items[i].severity)), lfa_put_xml(f, text);
+      lfa_xml_textf(x, "\n%s: ", lfa_severity_name(c->findings.items[i].severity));
+      lfa_xml_text(x, text);
     }
-    fprintf(f, "</%s>", tag);
+    lfa_xml_close(x);
   }
-  fprintf(f, "</testcase>\n");
+  lfa_xml_close(x);
 }
 
+/* Written beside its name and renamed over it once whole (lfa/fs.h
+ * lfa_fs_out, FA-CLEAN-14): a failed write leaves no half file. */
 lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err) {
-  FILE *f = fopen(r->a->junit, "w");
-  if (f == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
-  fprintf(f, "  <testsuite name=\"lfa conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
-          r->n_cases, t->failed + t->stale, t->crashed + t->timed_out + t->invalid,
-          t->skipped + t->expected + t->not_run);
-  for (size_t i = 0; i < r->n_cases; i++) junit_case(f, &r->cases[i]);
-  fprintf(f, "  </testsuite>\n</testsuites>\n");
-  return fclose(f) == 0 ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
+  lfa_fs_out out;
+  lfa_status st = lfa_fs_out_open(&out, r->a->junit, err);
+  if (st != LFA_OK) return st;
+  lfa_xml_writer x = {.out = out.f};
+  lfa_junit_counts counts = {r->n_cases, t->failed + t->stale, t->crashed + t->timed_out + t->invalid,
+                             t->skipped + t->expected + t->not_run};
+  lfa_junit_begin(&x, "lfa conformance", "lfa conformance", counts);
+  for (size_t i = 0; i < r->n_cases; i++) junit_case(&x, &r->cases[i]);
+  lfa_junit_end(&x);
+  return lfa_fs_out_commit(&out, err);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
@@ -236,30 +238,24 @@ static void json_failing_step(lfa_json_writer *w, const lfa_conformance_case *c)
   lfa_json_close_object(w);
 }
 
+/* A finding in the one shape of `lfa verify --json` (lfa/verify.h
+ * lfa_finding_put_json), then what only a scenario knows: "keys", the
+ * scenario's key of each row (null when the rows are not the table's),
+ * and "text", the finding as the text report says it, with those keys. */
 static void json_finding(lfa_json_writer *w, const lfa_conformance_case *c, const lfa_finding *f) {
   uint64_t keys[LFA_FINDING_ROWS_MAX];
   char text[LFA_CONFORMANCE_MESSAGE_MAX];
   bool by_key = lfa_conformance_finding_keys(keys, c, f);
-  lfa_json_open_object(w, NULL);
-  lfa_json_put_string(w, "rule", f->rule);
-  lfa_json_put_string(w, "severity", lfa_severity_name(f->severity));
-  lfa_json_put_u64(w, "version", f->version);
-  lfa_json_put_string(w, "file", f->file);
-  if (f->has_field) lfa_json_put_i64(w, "field_id", f->field_id);
-  else lfa_json_put_null(w, "field_id");
-  if (f->has_fragment) lfa_json_put_u64(w, "fragment_id", f->fragment_id);
-  else lfa_json_put_null(w, "fragment_id");
-  lfa_json_open_numbers(w, "offsets");
-  for (size_t i = 0; i < f->n_rows; i++) lfa_json_number(w, f->rows[i]);
-  lfa_json_close_array(w);
+  lfa_json_open_flow_object(w, NULL);
+  lfa_finding_put_json(w, f);
+  lfa_json_wrap(w);
   if (by_key) {
-    lfa_json_open_numbers(w, "keys");
-    for (size_t i = 0; i < f->n_rows; i++) lfa_json_number(w, keys[i]);
+    lfa_json_open_flow_array(w, "keys");
+    for (size_t i = 0; i < f->n_rows; i++) lfa_json_put_u64(w, NULL, keys[i]);
     lfa_json_close_array(w);
   } else {
     lfa_json_put_null(w, "keys");
   }
-  lfa_json_put_string(w, "message", f->message);
   lfa_conformance_finding_text(text, sizeof text, c, f);
   lfa_json_put_string(w, "text", text);
   lfa_json_close_object(w);
