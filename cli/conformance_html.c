@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "conformance.h"
+#include "conformance_out.h"
 #include "lfa/escape.h"
 #include "lfa/fs.h"
 #include "lfa/report.h"

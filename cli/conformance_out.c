@@ -1,4 +1,4 @@
-/* conformance_out.c: the reports of `lfa conformance` (conformance.h):
+/* conformance_out.c: the reports of `lfa conformance` (conformance_out.h):
  * text, TAP version 13, JUnit XML and JSON, each rendering the suite's
  * lfa_conformance_case results. The JSON shape is documented in README.md
  * ("lfa conformance --json") and conformance/schema/report.schema.json,
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance.h"
+#include "conformance_out.h"
 #include "lfa/document.h"
 #include "lfa/escape.h"
 #include "lfa/fs.h"
