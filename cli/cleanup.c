@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "args.h"
-#include "store.h"
+#include "dataset_arg.h"
 #include "cli.h"
 #include "lfa/document.h"
 #include "lfa/cleanup.h"
@@ -67,8 +67,8 @@ static const char HELP[] =
     "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
     "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\",\n"
     "                    \"done\", \"error\"}; printed also when a run stops half way\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "On s3:// the clones named with --clone are s3:// URLs of the same store, and\n"
     "each object is deleted only while a fresh HEAD finds the size and ETag the\n"
     "plan listed (FA-CLEAN-11).\n"
@@ -336,7 +336,7 @@ static void json_summary(lfa_json_writer *w, const lfa_cleanup_plan *pl, const l
   lfa_json_close_object(w);
 }
 
-static void json_plan(const lfa_cli_store *store, const lfa_cleanup_plan *pl, bool dry_run,
+static void json_plan(const lfa_cli_dataset *store, const lfa_cleanup_plan *pl, bool dry_run,
                       const lfa_cleanup_done *done, const char *error) {
   lfa_json_writer w = {.out = stdout};
   lfa_json_open_object(&w, NULL);
@@ -363,7 +363,7 @@ static void json_plan(const lfa_cli_store *store, const lfa_cleanup_plan *pl, bo
   json_notes(&w, pl);
   json_summary(&w, pl, done);
   lfa_json_put_string(&w, "error", error);
-  lfa_cli_store_put_stats(store, &w);
+  lfa_cli_dataset_put_stats(store, &w);
   lfa_json_close_object(&w);
   lfa_json_finish(&w);
 }
@@ -373,13 +373,13 @@ int lfa_cli_cleanup(int argc, char **argv) {
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   lfa_cleanup_plan plan;
   lfa_error err = {0};
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "cleanup", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "cleanup", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.o.fs = store.d.fs;
   if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
     lfa_cli_fail("cleanup", a.dataset, err.msg);
     lfa_cleanup_plan_free(&plan);
-    lfa_cli_store_close(&store);
+    lfa_cli_dataset_close(&store);
     return LFA_EXIT_UNUSABLE;
   }
   lfa_cleanup_done done;
@@ -391,6 +391,6 @@ int lfa_cli_cleanup(int argc, char **argv) {
   bool findings = count(&plan).errors > 0 || plan.blocked;
   int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return status;
 }

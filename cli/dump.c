@@ -15,7 +15,7 @@
 #include "lfa/limits.h"
 #include "lfa/pb.h"
 #include "lfa/transaction.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa dump DATASET [--version N] [--rows] [--json] [--stats] [--allow-http]\n"
@@ -52,8 +52,8 @@ static const char HELP[] =
     "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
     "                (shape documented in README.md); an unreadable version is\n"
     "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 every version read; 1 some version could not be read (each\n"
     "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
@@ -562,7 +562,7 @@ static int parse_args(dump_args *a, int argc, char **argv) {
  * before the next, so memory follows the largest version, not the history. */
 typedef struct dump_out {
   const dump_args *a;
-  lfa_cli_store *store;
+  lfa_cli_dataset *store;
   lfa_json_writer w;
   size_t printed, failed;
 } dump_out;
@@ -597,7 +597,7 @@ static void out_error(dump_out *o, uint64_t version, const lfa_error *err) {
 static void out_end(dump_out *o) {
   if (!o->a->json) return;
   lfa_json_close_array(&o->w);
-  lfa_cli_store_put_stats(o->store, &o->w);
+  lfa_cli_dataset_put_stats(o->store, &o->w);
   lfa_json_close_object(&o->w);
   lfa_json_finish(&o->w);
 }
@@ -623,7 +623,7 @@ static void dump_one(dump_out *o, const lfa_version_entry *entry, lfa_snapshot *
   *prev = snap, *have_prev = true;
 }
 
-static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_version_list *versions) {
+static int dump_versions(const dump_args *a, lfa_cli_dataset *store, const lfa_version_list *versions) {
   dump_out o = {a, store, {0}, 0, 0};
   const lfa_version_entry *only = NULL;
   for (size_t i = 0; a->has_version && i < versions->count; i++)
@@ -661,8 +661,8 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "dump", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "dump", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   int code = LFA_EXIT_UNUSABLE;
   if (lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err) != LFA_OK) {
     lfa_cli_fail("dump", a.dataset, err.msg);
@@ -671,6 +671,6 @@ int lfa_cli_dump(int argc, char **argv) {
     lfa_version_list_free(&versions);
     lfa_fs_names_free(&names);
   }
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return code;
 }

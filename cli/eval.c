@@ -23,7 +23,7 @@
 #include "lfa/expr.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa eval DATASET --field NAME [--relation R] [--version N] [--json]\n"
@@ -90,8 +90,8 @@ static const char HELP_OPTIONS[] =
     "                        \"stable_row_ids\", \"rows\", \"totals\"} (shape in README.md);\n"
     "                        --count leaves out \"rows\" (--by-fragment adds \"fragments\"),\n"
     "                        --ranges puts \"ranges\" in its place\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 success; 2 planning error, unusable input or bad usage, with\n"
     "one line on stderr naming the problem (and the version and file), and\n"
@@ -108,7 +108,7 @@ typedef struct eval_args {
   bool has_version;
   uint64_t version;
   bool stats, allow_http;
-  lfa_cli_store *store; /* where DATASET is */
+  lfa_cli_dataset *store; /* where DATASET is */
 } eval_args;
 
 typedef struct eval_totals {
@@ -295,7 +295,7 @@ static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_
   lfa_json_put_u64(&w, "assigned", out.t.assigned);
   lfa_json_put_u64(&w, "unassigned", out.t.live - out.t.assigned);
   lfa_json_close_object(&w);
-  lfa_cli_store_put_stats(a->store, &w);
+  lfa_cli_dataset_put_stats(a->store, &w);
   lfa_json_close_object(&w);
   lfa_json_finish(&w);
 }
@@ -399,8 +399,8 @@ int lfa_cli_eval(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "eval", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "eval", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.store = &store;
   lfa_status st = lfa_dataset_versions_fs(&versions, &names, store.d.fs, a.dataset, &err);
   if (st == LFA_OK) {
@@ -409,6 +409,6 @@ int lfa_cli_eval(int argc, char **argv) {
     lfa_fs_names_free(&names);
   }
   if (st != LFA_OK) lfa_cli_fail_error("eval", a.dataset, &err);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return st == LFA_OK ? LFA_EXIT_OK : LFA_EXIT_UNUSABLE;
 }

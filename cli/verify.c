@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "lfa/fs.h"
 #include "lfa/verify.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
@@ -72,7 +72,7 @@ static const char HELP_MORE[] =
     "                64-bit FNV-1a digests; else an error finding (FA-VERIFY-7).\n"
     "                Without the file, every version is checked. STATEFILE is\n"
     "                written only after a run without error. Not with --from.\n"
-    LFA_CLI_STORE_HELP_OPTIONS
+    LFA_CLI_DATASET_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
@@ -178,11 +178,11 @@ static bool write_state(const char *path, const lfa_verify_state *s) {
 }
 
 /* The report (lfa/verify.h), with --stats its "stats" last. */
-static void print_json(const lfa_cli_store *store, const lfa_verify_result *r, const char *dataset) {
+static void print_json(const lfa_cli_dataset *store, const lfa_verify_result *r, const char *dataset) {
   lfa_json_writer w = {.out = stdout};
   lfa_json_open_object(&w, NULL);
   lfa_verify_put_json(&w, r, dataset);
-  lfa_cli_store_put_stats(store, &w);
+  lfa_cli_dataset_put_stats(store, &w);
   lfa_json_close_object(&w);
   lfa_json_finish(&w);
 }
@@ -193,8 +193,8 @@ int lfa_cli_verify(int argc, char **argv) {
   if (a.state_file != NULL && !read_state(&a)) return LFA_EXIT_UNUSABLE;
   lfa_verify_result r;
   lfa_error err = {0};
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "verify", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "verify", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.range.fs = store.d.fs;
   int status = LFA_EXIT_UNUSABLE;
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
@@ -211,6 +211,6 @@ int lfa_cli_verify(int argc, char **argv) {
   else if (a.state_file != NULL && status == LFA_EXIT_FINDINGS)
     fprintf(stderr, "lfa verify: %s kept as it was: this run has error findings\n", a.state_file);
   lfa_verify_result_free(&r);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return status;
 }

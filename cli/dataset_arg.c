@@ -1,14 +1,14 @@
-/* store.c: a command's DATASET opened where it is, and its --stats (store.h). */
-#include "store.h"
+/* dataset_arg.c: the DATASET argument of a command, opened where it is, and its --stats (dataset_arg.h). */
+#include "dataset_arg.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "args.h"
 
-static const char *backend(const lfa_cli_store *s) { return s->d.s3 != NULL ? "s3" : "local"; }
+static const char *backend(const lfa_cli_dataset *s) { return s->d.s3 != NULL ? "s3" : "local"; }
 
-bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, bool allow_http, bool stats) {
+bool lfa_cli_dataset_open(lfa_cli_dataset *s, const char *cmd, const char *dataset, bool allow_http, bool stats) {
   memset(s, 0, sizeof *s);
   s->cmd = cmd, s->stats = stats;
   lfa_error err = {0};
@@ -19,7 +19,7 @@ bool lfa_cli_store_open(lfa_cli_store *s, const char *cmd, const char *dataset, 
   return true;
 }
 
-void lfa_cli_store_put_stats(const lfa_cli_store *s, lfa_json_writer *w) {
+void lfa_cli_dataset_put_stats(const lfa_cli_dataset *s, lfa_json_writer *w) {
   if (!s->stats) return;
   lfa_fs_stats t = lfa_dataset_fs_stats(&s->d);
   lfa_json_open_flow_object(w, "stats");
@@ -31,7 +31,7 @@ void lfa_cli_store_put_stats(const lfa_cli_store *s, lfa_json_writer *w) {
   lfa_json_close_object(w);
 }
 
-void lfa_cli_store_close(lfa_cli_store *s) {
+void lfa_cli_dataset_close(lfa_cli_dataset *s) {
   lfa_fs_stats t = lfa_dataset_fs_stats(&s->d);
   if (s->stats)
     fprintf(stderr,
