@@ -1,7 +1,8 @@
 /* bench_util.h: what the benchmark programs share: a clock, repeated
  * timing (best of N, since these machines are shared and noisy, and every
  * figure is a ratio measured side by side in one run), a seeded generator,
- * and JSON lines on stdout, one object per measurement:
+ * and JSON lines on stdout (the one writer, lfa/document.h), one object per
+ * measurement:
  *
  *   {"bench": "remap", "target": "...", "value": 1.2e8, "unit": "rows/s",
  *    "ratio": 14.2, "ratio_def": "...", "target_met": true, ...params}
@@ -14,13 +15,14 @@
 
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "lfa/document.h"
 
 static inline double bench_now(void) {
   struct timespec t;
@@ -110,55 +112,45 @@ static volatile uint64_t bench_sink;
 /* ---- JSON lines --------------------------------------------------------------------- */
 
 typedef struct bench_json {
-  char buf[4096];
-  size_t len;
+  lfa_json_writer w; /* one flow object a line (lfa/document.h) */
 } bench_json;
 
-static inline void bench_json_raw(bench_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static inline void bench_json_raw(bench_json *j, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(j->buf + j->len, sizeof j->buf - j->len, fmt, ap);
-  va_end(ap);
-  if (n > 0) j->len = j->len + (size_t)n < sizeof j->buf ? j->len + (size_t)n : sizeof j->buf - 1;
-}
-
 static inline void bench_json_begin(bench_json *j, const char *bench) {
-  j->len = 0;
-  bench_json_raw(j, "{\"bench\": \"%s\"", bench);
+  j->w = (lfa_json_writer){.out = stdout};
+  lfa_json_open_flow_object(&j->w, NULL);
+  lfa_json_put_string(&j->w, "bench", bench);
 }
 
-/* Strings written by the benchmarks themselves: no quote or backslash. */
 static inline void bench_json_str(bench_json *j, const char *key, const char *value) {
-  if (value == NULL) bench_json_raw(j, ", \"%s\": null", key);
-  else bench_json_raw(j, ", \"%s\": \"%s\"", key, value);
+  lfa_json_put_string(&j->w, key, value);
 }
 
 static inline void bench_json_num(bench_json *j, const char *key, double value) {
-  bench_json_raw(j, ", \"%s\": %.6g", key, value);
+  lfa_json_put_real(&j->w, key, value);
+}
+
+static inline void bench_json_fixed(bench_json *j, const char *key, double value, int decimals) {
+  lfa_json_put_fixed(&j->w, key, value, decimals);
 }
 
 static inline void bench_json_u64(bench_json *j, const char *key, uint64_t value) {
-  bench_json_raw(j, ", \"%s\": %" PRIu64, key, value);
+  lfa_json_put_u64(&j->w, key, value);
 }
 
 static inline void bench_json_bool(bench_json *j, const char *key, bool value) {
-  bench_json_raw(j, ", \"%s\": %s", key, value ? "true" : "false");
-}
-
-static inline void bench_target_end(bench_json *j) {
-  bench_json_raw(j, "}}");
-  puts(j->buf);
-  fflush(stdout);
+  lfa_json_put_bool(&j->w, key, value);
 }
 
 /* The target fields: met is -1 for "no target" (null). */
 static inline void bench_json_target(bench_json *j, const char *target, int met, const char *reason) {
   bench_json_str(j, "target", target);
-  if (met < 0) bench_json_raw(j, ", \"target_met\": null");
+  if (met < 0) lfa_json_put_null(&j->w, "target_met");
   else bench_json_bool(j, "target_met", met != 0);
   if (met == 0 && reason != NULL) bench_json_str(j, "reason", reason);
 }
+
+/* The object "detail" of a targets line, closed by bench_target_end. */
+static inline void bench_json_detail(bench_json *j) { lfa_json_open_flow_object(&j->w, "detail"); }
 
 /* One line of the targets table (scripts/bench.sh, docs/performance.md):
  * {"bench": "targets", "target": NAME, "ratio": R, "threshold": T, "met": M,
@@ -171,13 +163,21 @@ static inline void bench_target_begin(bench_json *j, const char *target, double 
   bench_json_num(j, "ratio", ratio);
   bench_json_num(j, "threshold", threshold);
   bench_json_bool(j, "met", met);
-  bench_json_raw(j, ", \"detail\": {\"rows\": %" PRIu64, rows);
+  bench_json_detail(j);
+  bench_json_u64(j, "rows", rows);
 }
 
+/* Ends the line and prints it at once (the benchmarks' lines are read as
+ * they come). */
 static inline void bench_json_end(bench_json *j) {
-  bench_json_raw(j, "}");
-  puts(j->buf);
+  lfa_json_close_object(&j->w);
+  lfa_json_finish(&j->w);
   fflush(stdout);
+}
+
+static inline void bench_target_end(bench_json *j) {
+  lfa_json_close_object(&j->w); /* detail */
+  bench_json_end(j);
 }
 
 #endif

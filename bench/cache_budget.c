@@ -121,13 +121,23 @@ static int run(const char *dir, const args *a) {
   size_t errors = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR);
   uint64_t used = budget ? budget : (uint64_t)LFA_OBJECT_CACHE_BYTES_MAX; /* 0: the default */
   uint64_t bound = used + 3 * (bitmap + bitmap / 4);
-  printf("{\"bench\": \"cache_budget\", \"mode\": \"%s\", \"rows\": %" PRIu64 ", \"versions\": %zu, \"budget\": %" PRIu64
-         ", \"peak_bytes\": %" PRIu64 ", \"evicted\": %" PRIu64 ", \"decoded\": %" PRIu64 ", \"reused\": %" PRIu64
-         ", \"errors\": %zu, \"generate_s\": %.2f, \"verify_s\": %.2f, \"value\": %" PRIu64
-         ", \"unit\": \"bytes\", \"target\": \"none\", \"target_met\": null}\n",
-         a->shared ? "shared" : "distinct", a->rows, r.versions_checked, used,
-         r.cache.peak_bytes, r.cache.evicted, r.objects_decoded, r.objects_reused, errors, gen, secs,
-         r.cache.peak_bytes);
+  bench_json j;
+  bench_json_begin(&j, "cache_budget");
+  bench_json_str(&j, "mode", a->shared ? "shared" : "distinct");
+  bench_json_u64(&j, "rows", a->rows);
+  bench_json_u64(&j, "versions", r.versions_checked);
+  bench_json_u64(&j, "budget", used);
+  bench_json_u64(&j, "peak_bytes", r.cache.peak_bytes);
+  bench_json_u64(&j, "evicted", r.cache.evicted);
+  bench_json_u64(&j, "decoded", r.objects_decoded);
+  bench_json_u64(&j, "reused", r.objects_reused);
+  bench_json_u64(&j, "errors", errors);
+  bench_json_fixed(&j, "generate_s", gen, 2);
+  bench_json_fixed(&j, "verify_s", secs, 2);
+  bench_json_u64(&j, "value", r.cache.peak_bytes);
+  bench_json_str(&j, "unit", "bytes");
+  bench_json_target(&j, "none", -1, NULL);
+  bench_json_end(&j);
   bool held = r.cache.evicted > 0 && r.cache.peak_bytes <= bound && errors == 0;
   if (a->smoke && !held)
     fprintf(stderr, "cache_budget: peak %" PRIu64 " bytes (bound %" PRIu64 "), %" PRIu64 " dropped, %zu errors\n",

@@ -86,13 +86,14 @@ static void target(const char *name, double verify_s, double decode_s, double th
   bench_json_num(&j, "ratio", ratio);
   bench_json_num(&j, "threshold", threshold);
   bench_json_bool(&j, "met", ratio <= threshold);
-  bench_json_raw(&j, ", \"detail\": {\"ratio_def\": \"%s\", \"met_when\": \"ratio <= threshold\"", what);
+  bench_json_detail(&j);
+  bench_json_str(&j, "ratio_def", what);
+  bench_json_str(&j, "met_when", "ratio <= threshold");
   bench_json_num(&j, "verify_ms", verify_s * 1e3);
   bench_json_num(&j, "decode_ms", decode_s * 1e3);
   bench_json_u64(&j, "versions", versions);
   if (ratio > threshold) bench_json_str(&j, "reason", MISSED);
-  bench_json_raw(&j, "}");
-  bench_json_end(&j);
+  bench_target_end(&j);
   fprintf(stderr, "history %-22s verify %9.3f ms  decode %9.3f ms  ratio %6.2f (<= %.0f: %s)\n", name, verify_s * 1e3,
           decode_s * 1e3, ratio, threshold, ratio <= threshold ? "met" : "MISSED");
 }

@@ -61,9 +61,14 @@ static measured in_child(int (*fn)(const void *), const void *arg) {
 }
 
 static void report(const char *name, const char *size, const measured *m) {
-  printf("{\"bench\": \"hostile_sizes\", \"case\": \"%s\", \"size\": \"%s\", \"seconds\": %.3f, \"peak_mb\": %.1f, "
-         "\"answered_as_specified\": %s}\n",
-         name, size, m->seconds, m->peak_mb, m->status == 0 ? "true" : "false");
+  bench_json j;
+  bench_json_begin(&j, "hostile_sizes");
+  bench_json_str(&j, "case", name);
+  bench_json_str(&j, "size", size);
+  bench_json_fixed(&j, "seconds", m->seconds, 3);
+  bench_json_fixed(&j, "peak_mb", m->peak_mb, 1);
+  bench_json_bool(&j, "answered_as_specified", m->status == 0);
+  bench_json_end(&j);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------- */

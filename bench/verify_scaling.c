@@ -141,22 +141,38 @@ static double ms_per_commit(const run *m) {
   return (v > 1 ? m->seconds / (double)(v - 1) : m->seconds) * 1e3;
 }
 
-/* JSON lines (bench/bench_util.h's shape, written out here). */
+/* JSON lines (bench/bench_util.h). */
 static void report_json(const run *inc, const run *full, const bench_args *a) {
   const run *modes[] = {inc, full};
   const char *names[] = {"incremental", "full"};
-  for (int i = 0; i < 2; i++)
-    printf("{\"bench\": \"verify_scaling\", \"mode\": \"%s\", \"fragments\": %" PRIu64 ", \"commits\": %" PRIu64
-           ", \"versions\": %zu, \"objects_decoded\": %" PRIu64 ", \"objects_reused\": %" PRIu64
-           ", \"findings\": %zu, \"seconds\": %.4f, \"value\": %.4f, \"unit\": \"ms/commit\", \"target\": \"none\", "
-           "\"target_met\": null}\n",
-           names[i], a->fragments, a->commits, modes[i]->r.versions_checked, modes[i]->r.objects_decoded,
-           modes[i]->r.objects_reused, modes[i]->r.findings.count, modes[i]->seconds, ms_per_commit(modes[i]));
-  printf("{\"bench\": \"verify_scaling\", \"mode\": \"full / incremental\", \"fragments\": %" PRIu64
-         ", \"commits\": %" PRIu64 ", \"value\": %.3f, \"unit\": \"x\", \"ratio\": %.3f, \"ratio_def\": \"full "
-         "seconds / incremental seconds\", \"decoded_ratio\": %.2f, \"target\": \"none\", \"target_met\": null}\n",
-         a->fragments, a->commits, full->seconds / inc->seconds, full->seconds / inc->seconds,
-         (double)full->r.objects_decoded / (double)(inc->r.objects_decoded ? inc->r.objects_decoded : 1));
+  bench_json j;
+  for (int i = 0; i < 2; i++) {
+    bench_json_begin(&j, "verify_scaling");
+    bench_json_str(&j, "mode", names[i]);
+    bench_json_u64(&j, "fragments", a->fragments);
+    bench_json_u64(&j, "commits", a->commits);
+    bench_json_u64(&j, "versions", modes[i]->r.versions_checked);
+    bench_json_u64(&j, "objects_decoded", modes[i]->r.objects_decoded);
+    bench_json_u64(&j, "objects_reused", modes[i]->r.objects_reused);
+    bench_json_u64(&j, "findings", modes[i]->r.findings.count);
+    bench_json_fixed(&j, "seconds", modes[i]->seconds, 4);
+    bench_json_fixed(&j, "value", ms_per_commit(modes[i]), 4);
+    bench_json_str(&j, "unit", "ms/commit");
+    bench_json_target(&j, "none", -1, NULL);
+    bench_json_end(&j);
+  }
+  bench_json_begin(&j, "verify_scaling");
+  bench_json_str(&j, "mode", "full / incremental");
+  bench_json_u64(&j, "fragments", a->fragments);
+  bench_json_u64(&j, "commits", a->commits);
+  bench_json_fixed(&j, "value", full->seconds / inc->seconds, 3);
+  bench_json_str(&j, "unit", "x");
+  bench_json_fixed(&j, "ratio", full->seconds / inc->seconds, 3);
+  bench_json_str(&j, "ratio_def", "full seconds / incremental seconds");
+  bench_json_fixed(&j, "decoded_ratio",
+                   (double)full->r.objects_decoded / (double)(inc->r.objects_decoded ? inc->r.objects_decoded : 1), 2);
+  bench_json_target(&j, "none", -1, NULL);
+  bench_json_end(&j);
 }
 
 /* Prints the table; the smoke checks when --check. True when they hold. */

@@ -18,7 +18,7 @@
 
 #include "args.h"
 #include "cli.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/conformance.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
@@ -47,42 +47,42 @@ static const char HELP[] =
     "Exit status: 0 the observations were written; 2 unusable input (bad usage,\n"
     "not a valid scenario, OUT_DIR not empty) or a failure to write or read back.\n";
 
-static void put_keys(json_writer *w, const char *key, const lfa_keys *keys) {
-  json_open_array(w, key);
-  for (size_t i = 0; i < keys->count; i++) json_u64(w, NULL, keys->keys[i]);
-  json_close_array(w);
+static void put_keys(lfa_json_writer *w, const char *key, const lfa_keys *keys) {
+  lfa_json_open_array(w, key);
+  for (size_t i = 0; i < keys->count; i++) lfa_json_put_u64(w, NULL, keys->keys[i]);
+  lfa_json_close_array(w);
 }
 
-static void put_observed(json_writer *w, const lfa_scenario_check *c) {
-  json_open_object(w, "observed");
+static void put_observed(lfa_json_writer *w, const lfa_scenario_check *c) {
+  lfa_json_open_object(w, "observed");
   put_keys(w, "live", &c->live);
-  json_open_array(w, "tracked");
-  for (size_t i = 0; i < c->tracked.count; i++) json_string(w, NULL, c->tracked.names[i]);
-  json_close_array(w);
-  json_open_object(w, "assigned");
+  lfa_json_open_array(w, "tracked");
+  for (size_t i = 0; i < c->tracked.count; i++) lfa_json_put_string(w, NULL, c->tracked.names[i]);
+  lfa_json_close_array(w);
+  lfa_json_open_object(w, "assigned");
   for (size_t i = 0; i < c->n_assigned; i++) put_keys(w, c->assigned[i].path, &c->assigned[i].keys);
-  json_close_object(w);
-  json_close_object(w);
+  lfa_json_close_object(w);
+  lfa_json_close_object(w);
 }
 
 /* The head's key map: for each fragment, the key of each physical row. */
-static void put_key_map(json_writer *w, const lfa_table *head) {
-  json_open_array(w, "rows");
+static void put_key_map(lfa_json_writer *w, const lfa_table *head) {
+  lfa_json_open_array(w, "rows");
   for (size_t i = 0; i < head->n_fragments; i++) {
     const lfa_fragment *f = &head->fragments[i];
-    json_open_object(w, NULL);
-    json_u64(w, "fragment", f->id);
-    json_open_numbers(w, "keys");
-    for (uint64_t o = 0; f->keys != NULL && o < f->physical_rows; o++) json_number(w, f->keys[o]);
-    json_close_numbers(w);
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_u64(w, "fragment", f->id);
+    lfa_json_open_numbers(w, "keys");
+    for (uint64_t o = 0; f->keys != NULL && o < f->physical_rows; o++) lfa_json_number(w, f->keys[o]);
+    lfa_json_close_array(w);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
 /* Applies step i and records it; observes from disk when it has a check
  * (every step with `observe_all`). */
-static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const uint64_t *left,
+static lfa_status run_step(lfa_json_writer *w, lfa_history *h, const lfa_scenario *s, size_t i, const uint64_t *left,
                            const char *dataset, bool observe_all, lfa_error *err) {
   const lfa_scenario_step *step = &s->steps[i];
   lfa_error e = {0};
@@ -95,12 +95,12 @@ static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s
                         : st == LFA_ERR_CONFLICT                     ? "conflict"
                                                                      : NULL;
   if (outcome == NULL) return *err = e, lfa_error_prefix(err, "step %zu", i), st;
-  json_open_object(w, NULL);
-  json_u64(w, "step", i);
-  json_string(w, "outcome", outcome);
-  if (h->count > 0) json_u64(w, "version", h->count);
-  json_string(w, "rule", st == LFA_OK ? NULL : e.rule);
-  json_string(w, "message", st == LFA_OK ? NULL : e.msg);
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_u64(w, "step", i);
+  lfa_json_put_string(w, "outcome", outcome);
+  if (h->count > 0) lfa_json_put_u64(w, "version", h->count);
+  lfa_json_put_string(w, "rule", st == LFA_OK ? NULL : e.rule);
+  lfa_json_put_string(w, "message", st == LFA_OK ? NULL : e.msg);
   st = LFA_OK;
   if (h->count > 0) put_key_map(w, lfa_history_head(h));
   if ((step->has_check || observe_all) && h->count > 0) {
@@ -114,18 +114,18 @@ static lfa_status run_step(json_writer *w, lfa_history *h, const lfa_scenario *s
     else lfa_error_prefix(err, "step %zu", i);
     lfa_arena_free(&arena);
   }
-  json_close_object(w);
+  lfa_json_close_object(w);
   return st;
 }
 
 static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset, bool observe_all, lfa_error *err) {
   lfa_history h;
-  json_writer w = {.out = out};
+  lfa_json_writer w = {.out = out};
   lfa_status st = lfa_history_open(&h, dataset, 0, err);
   if (st != LFA_OK) return st;
-  json_open_object(&w, NULL);
-  json_string(&w, "adapter", "lfa reference writer");
-  json_open_array(&w, "steps");
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "adapter", "lfa reference writer");
+  lfa_json_open_array(&w, "steps");
   uint64_t *left = calloc(s->n_steps + 1, sizeof *left); /* the head after each step */
   if (left == NULL) st = lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
   for (size_t i = 0; st == LFA_OK && i < s->n_steps; i++) {
@@ -133,9 +133,9 @@ static lfa_status run_all(FILE *out, const lfa_scenario *s, const char *dataset,
     left[i] = h.count;
   }
   free(left);
-  json_close_array(&w);
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_close_array(&w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
   lfa_history_close(&h);
   return st;
 }

@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "args.h"
-#include "store.h"
+#include "dataset_arg.h"
 #include "cli.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/cleanup.h"
 #include "lfa/escape.h"
 
@@ -67,8 +67,8 @@ static const char HELP[] =
     "  --json            one JSON document: {\"dataset\", \"dry_run\", \"blocked\",\n"
     "                    \"versions\", \"datasets\", \"objects\", \"notes\", \"summary\",\n"
     "                    \"done\", \"error\"}; printed also when a run stops half way\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "On s3:// the clones named with --clone are s3:// URLs of the same store, and\n"
     "each object is deleted only while a fresh HEAD finds the size and ETag the\n"
     "plan listed (FA-CLEAN-11).\n"
@@ -237,134 +237,135 @@ static void text_summary(FILE *out, const lfa_cleanup_plan *pl, const lfa_cleanu
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
-static void json_versions(json_writer *w, const lfa_cleanup_plan *pl) {
-  json_open_array(w, "versions");
+static void json_versions(lfa_json_writer *w, const lfa_cleanup_plan *pl) {
+  lfa_json_open_array(w, "versions");
   for (size_t i = 0; i < pl->n_versions; i++) {
     const lfa_cleanup_version *v = &pl->versions[i];
-    json_open_object(w, NULL);
-    json_u64(w, "version", v->version);
-    json_string(w, "file", v->file);
-    json_bool(w, "kept", v->keep != LFA_CLEANUP_REMOVED);
-    json_string(w, "reason", lfa_cleanup_keep_name(v->keep));
-    json_string(w, "tag", v->tag);
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_u64(w, "version", v->version);
+    lfa_json_put_string(w, "file", v->file);
+    lfa_json_put_bool(w, "kept", v->keep != LFA_CLEANUP_REMOVED);
+    lfa_json_put_string(w, "reason", lfa_cleanup_keep_name(v->keep));
+    lfa_json_put_string(w, "tag", v->tag);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
-static void json_datasets(json_writer *w, const lfa_cleanup_plan *pl) {
+static void json_datasets(lfa_json_writer *w, const lfa_cleanup_plan *pl) {
   static const char *const KIND[] = {"self", "branch", "clone"};
-  json_open_array(w, "datasets");
+  lfa_json_open_array(w, "datasets");
   for (size_t i = 0; i < pl->n_datasets; i++) {
     const lfa_cleanup_dataset *d = &pl->datasets[i];
-    json_open_object(w, NULL);
-    json_string(w, "dir", d->dir);
-    json_string(w, "kind", KIND[d->kind]);
-    json_u64(w, "versions", d->n_versions);
-    if (d->has_source_version) json_u64(w, "source_version", d->source_version);
-    else json_null(w, "source_version");
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_string(w, "dir", d->dir);
+    lfa_json_put_string(w, "kind", KIND[d->kind]);
+    lfa_json_put_u64(w, "versions", d->n_versions);
+    if (d->has_source_version) lfa_json_put_u64(w, "source_version", d->source_version);
+    else lfa_json_put_null(w, "source_version");
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
-static void json_object_entry(json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
+static void json_object_entry(lfa_json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_object *o) {
   char why[2048];
   reason_of(why, sizeof why, pl, o);
-  json_open_object(w, NULL);
-  json_string(w, "path", o->path);
-  json_u64(w, "size_bytes", o->size);
-  json_i64(w, "mtime", o->mtime);
-  json_i64(w, "age_seconds", age_of(pl, o));
-  json_string(w, "action", lfa_cleanup_deletes(o->verdict) ? "delete" : "keep");
-  json_string(w, "reason", lfa_cleanup_verdict_name(o->verdict));
-  json_string(w, "rule", lfa_cleanup_verdict_rule(o->verdict));
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_string(w, "path", o->path);
+  lfa_json_put_u64(w, "size_bytes", o->size);
+  lfa_json_put_i64(w, "mtime", o->mtime);
+  lfa_json_put_i64(w, "age_seconds", age_of(pl, o));
+  lfa_json_put_string(w, "action", lfa_cleanup_deletes(o->verdict) ? "delete" : "keep");
+  lfa_json_put_string(w, "reason", lfa_cleanup_verdict_name(o->verdict));
+  lfa_json_put_string(w, "rule", lfa_cleanup_verdict_rule(o->verdict));
   if (o->has_ref) {
-    json_open_object(w, "referenced_by");
-    json_u64(w, "dataset", o->ref_dataset);
-    if (o->ref_version) json_u64(w, "version", o->ref_version);
-    else json_null(w, "version");
-    json_bool(w, "kept", o->reached_kept);
-    json_close_object(w);
+    lfa_json_open_object(w, "referenced_by");
+    lfa_json_put_u64(w, "dataset", o->ref_dataset);
+    if (o->ref_version) lfa_json_put_u64(w, "version", o->ref_version);
+    else lfa_json_put_null(w, "version");
+    lfa_json_put_bool(w, "kept", o->reached_kept);
+    lfa_json_close_object(w);
   } else {
-    json_null(w, "referenced_by");
+    lfa_json_put_null(w, "referenced_by");
   }
-  json_string(w, "message", why);
-  json_close_object(w);
+  lfa_json_put_string(w, "message", why);
+  lfa_json_close_object(w);
 }
 
-static void json_notes(json_writer *w, const lfa_cleanup_plan *pl) {
-  json_open_array(w, "notes");
+static void json_notes(lfa_json_writer *w, const lfa_cleanup_plan *pl) {
+  lfa_json_open_array(w, "notes");
   for (size_t i = 0; i < pl->n_notes; i++) {
     const lfa_cleanup_note *n = &pl->notes[i];
-    json_open_object(w, NULL);
-    json_string(w, "rule", n->rule);
-    json_string(w, "severity", lfa_cleanup_level_name(n->level));
-    json_u64(w, "dataset", n->dataset);
-    if (n->has_version) json_u64(w, "version", n->version);
-    else json_null(w, "version");
-    json_string(w, "file", n->file);
-    json_string(w, "message", n->message);
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_string(w, "rule", n->rule);
+    lfa_json_put_string(w, "severity", lfa_cleanup_level_name(n->level));
+    lfa_json_put_u64(w, "dataset", n->dataset);
+    if (n->has_version) lfa_json_put_u64(w, "version", n->version);
+    else lfa_json_put_null(w, "version");
+    lfa_json_put_string(w, "file", n->file);
+    lfa_json_put_string(w, "message", n->message);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
-static void json_summary(json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
+static void json_summary(lfa_json_writer *w, const lfa_cleanup_plan *pl, const lfa_cleanup_done *done) {
   totals t = count(pl);
-  json_open_object(w, "summary");
-  json_u64(w, "versions_removed", t.versions_removed);
-  json_u64(w, "versions_kept", t.versions_kept);
-  json_u64(w, "objects_deleted", t.objects_deleted);
-  json_u64(w, "bytes_deleted", t.bytes_deleted);
-  json_u64(w, "objects_kept", t.objects_kept);
-  json_u64(w, "errors", t.errors);
-  json_u64(w, "notes_dropped", pl->notes_dropped);
-  json_close_object(w);
+  lfa_json_open_object(w, "summary");
+  lfa_json_put_u64(w, "versions_removed", t.versions_removed);
+  lfa_json_put_u64(w, "versions_kept", t.versions_kept);
+  lfa_json_put_u64(w, "objects_deleted", t.objects_deleted);
+  lfa_json_put_u64(w, "bytes_deleted", t.bytes_deleted);
+  lfa_json_put_u64(w, "objects_kept", t.objects_kept);
+  lfa_json_put_u64(w, "errors", t.errors);
+  lfa_json_put_u64(w, "notes_dropped", pl->notes_dropped);
+  lfa_json_close_object(w);
   if (done == NULL) {
-    json_null(w, "done");
+    lfa_json_put_null(w, "done");
     return;
   }
-  json_open_object(w, "done");
-  json_u64(w, "manifests_deleted", done->manifests_deleted);
-  json_u64(w, "objects_deleted", done->objects_deleted);
-  json_u64(w, "temporaries_deleted", done->temporaries_deleted);
-  json_u64(w, "bytes_deleted", done->bytes_deleted);
-  json_u64(w, "already_gone", done->already_gone);
-  json_u64(w, "changed", done->changed);
-  json_bool(w, "new_versions", done->new_versions);
-  json_close_object(w);
+  lfa_json_open_object(w, "done");
+  lfa_json_put_u64(w, "manifests_deleted", done->manifests_deleted);
+  lfa_json_put_u64(w, "objects_deleted", done->objects_deleted);
+  lfa_json_put_u64(w, "temporaries_deleted", done->temporaries_deleted);
+  lfa_json_put_u64(w, "bytes_deleted", done->bytes_deleted);
+  lfa_json_put_u64(w, "already_gone", done->already_gone);
+  lfa_json_put_u64(w, "changed", done->changed);
+  lfa_json_put_bool(w, "new_versions", done->new_versions);
+  lfa_json_close_object(w);
 }
 
-static void json_plan(FILE *out, const lfa_cleanup_plan *pl, bool dry_run, const lfa_cleanup_done *done,
-                      const char *error) {
-  json_writer w = {.out = out};
-  json_open_object(&w, NULL);
-  json_string(&w, "dataset", pl->dir);
-  json_i64(&w, "now", pl->now);
-  json_u64(&w, "grace_seconds", pl->grace_seconds);
-  json_bool(&w, "dry_run", dry_run);
-  json_bool(&w, "blocked", pl->blocked);
+static void json_plan(const lfa_cli_dataset *store, const lfa_cleanup_plan *pl, bool dry_run,
+                      const lfa_cleanup_done *done, const char *error) {
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "dataset", pl->dir);
+  lfa_json_put_i64(&w, "now", pl->now);
+  lfa_json_put_u64(&w, "grace_seconds", pl->grace_seconds);
+  lfa_json_put_bool(&w, "dry_run", dry_run);
+  lfa_json_put_bool(&w, "blocked", pl->blocked);
   json_versions(&w, pl);
   json_datasets(&w, pl);
-  json_open_array(&w, "objects");
+  lfa_json_open_array(&w, "objects");
   for (size_t i = 0; i < pl->n_objects; i++) json_object_entry(&w, pl, &pl->objects[i]);
-  json_close_array(&w);
-  json_open_array(&w, "temporaries"); /* [FA-CLEAN-14] */
+  lfa_json_close_array(&w);
+  lfa_json_open_array(&w, "temporaries"); /* [FA-CLEAN-14] */
   for (size_t i = 0; i < pl->n_temporaries; i++) {
-    json_open_object(&w, NULL);
-    json_string(&w, "path", pl->temporaries[i].path);
-    json_u64(&w, "size", pl->temporaries[i].size);
-    json_i64(&w, "mtime", pl->temporaries[i].mtime);
-    json_string(&w, "action", pl->temporaries[i].expired ? "delete" : "keep");
-    json_close_object(&w);
+    lfa_json_open_object(&w, NULL);
+    lfa_json_put_string(&w, "path", pl->temporaries[i].path);
+    lfa_json_put_u64(&w, "size", pl->temporaries[i].size);
+    lfa_json_put_i64(&w, "mtime", pl->temporaries[i].mtime);
+    lfa_json_put_string(&w, "action", pl->temporaries[i].expired ? "delete" : "keep");
+    lfa_json_close_object(&w);
   }
-  json_close_array(&w);
+  lfa_json_close_array(&w);
   json_notes(&w, pl);
   json_summary(&w, pl, done);
-  json_string(&w, "error", error);
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_put_string(&w, "error", error);
+  lfa_cli_dataset_put_stats(store, &w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }
 
 int lfa_cli_cleanup(int argc, char **argv) {
@@ -372,24 +373,24 @@ int lfa_cli_cleanup(int argc, char **argv) {
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   lfa_cleanup_plan plan;
   lfa_error err = {0};
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "cleanup", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "cleanup", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.o.fs = store.d.fs;
   if (lfa_cleanup_plan_make(&plan, a.dataset, &a.o, &err) != LFA_OK) {
     lfa_cli_fail("cleanup", a.dataset, err.msg);
     lfa_cleanup_plan_free(&plan);
-    lfa_cli_store_close(&store);
+    lfa_cli_dataset_close(&store);
     return LFA_EXIT_UNUSABLE;
   }
   lfa_cleanup_done done;
   /* what was done is reported also when the run stops half way */
   bool ok = a.dry_run || lfa_cleanup_execute(&done, &plan, &err) == LFA_OK;
-  if (a.json) json_plan(lfa_cli_store_json(&store), &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
+  if (a.json) json_plan(&store, &plan, a.dry_run, a.dry_run ? NULL : &done, ok ? NULL : err.msg);
   else text_plan(stdout, &plan, a.dry_run), text_summary(stdout, &plan, a.dry_run ? NULL : &done);
   if (!ok) lfa_error_prefix(&err, "stopped"), lfa_cli_fail("cleanup", a.dataset, err.msg);
   bool findings = count(&plan).errors > 0 || plan.blocked;
   int status = !ok ? LFA_EXIT_UNUSABLE : findings ? LFA_EXIT_FINDINGS : LFA_EXIT_OK;
   lfa_cleanup_plan_free(&plan);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return status;
 }

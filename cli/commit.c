@@ -16,7 +16,7 @@
 #include "lfa/escape.h"
 #include "lfa/flags.h"
 #include "lfa/onto.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char POLICY[] =
     "Feature bits (spec/03-flags.md). The commit sets field assignment's marker\n"
@@ -81,8 +81,8 @@ static const char TAIL[] =
     "`track --initial assigned` does not, FA-CONC-7). On s3:// the new manifest\n"
     "is one PUT with If-None-Match: * (FA-CONC-12): HTTP 412 is that lost race.\n"
     "\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 committed (the version on stdout); 2 refused, a lost race,\n"
     "or unusable input.\n";
@@ -281,8 +281,8 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     lfa_error err = {0};
     a->req.field = a->field;
     seed_and_clock(&a->req);
-    lfa_cli_store store;
-    bool opened = lfa_cli_store_open(&store, cmd, a->dataset, a->allow_http, a->stats, false);
+    lfa_cli_dataset store;
+    bool opened = lfa_cli_dataset_open(&store, cmd, a->dataset, a->allow_http, a->stats);
     if (!opened) {
       /* said */
     } else if (lfa_onto_commit_in(&r, store.d.fs, a->dataset, &a->req, &err) == LFA_OK) {
@@ -296,7 +296,7 @@ static int run(int argc, char **argv, lfa_op op, const char *help) {
     } else {
       lfa_cli_fail_error(cmd, a->dataset, &err);
     }
-    if (opened) lfa_cli_store_close(&store);
+    if (opened) lfa_cli_dataset_close(&store);
   }
   free(a->rows), free(a);
   return status;

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "conformance.h"
+#include "conformance_out.h"
 #include "lfa/escape.h"
 #include "lfa/report.h"
 #include "lfa/search.h"

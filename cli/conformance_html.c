@@ -8,8 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "conformance.h"
+#include "conformance_out.h"
 #include "lfa/escape.h"
+#include "lfa/fs.h"
 #include "lfa/report.h"
 
 /* A scenario's name as a file name: letters, digits, '_', '-', '.' as
@@ -25,21 +26,16 @@ static void file_stem(char *out, size_t cap, const char *name) {
   out[n] = '\0';
 }
 
-static FILE *open_page(const char *dir, const char *stem, const char *suffix, lfa_error *err) {
+/* A page is written beside its name and renamed over it once whole
+ * (lfa/fs.h lfa_fs_out, FA-CLEAN-14): a failed write leaves no half page,
+ * and a link planted at its name is replaced, never written through. */
+static lfa_status open_page(lfa_fs_out *page, const char *dir, const char *stem, const char *suffix,
+                            lfa_error *err) {
   char path[LFA_CONFORMANCE_PATH_MAX];
   int n = snprintf(path, sizeof path, "%s/%s%s", dir, stem, suffix);
-  if (n < 0 || (size_t)n >= sizeof path) {
-    lfa_fail(err, LFA_ERR_USAGE, NULL, "--html %.256s: the path is too long", dir);
-    return NULL;
-  }
-  FILE *f = fopen(path, "w");
-  if (f == NULL) lfa_fail(err, LFA_ERR_IO, NULL, "cannot write %.1024s: %s", path, strerror(errno));
-  return f;
-}
-
-static lfa_status close_page(FILE *f, lfa_error *err) {
-  if (fclose(f) == 0) return LFA_OK;
-  return lfa_fail(err, LFA_ERR_IO, NULL, "--html: cannot write a page: %s", strerror(errno));
+  if (n < 0 || (size_t)n >= sizeof path)
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%.256s: the path is too long", dir);
+  return lfa_fs_out_open(page, path, err);
 }
 
 /* The kept dataset's own report, when there is one: true when written. */
@@ -49,11 +45,12 @@ static bool dataset_page(const char *dir, const char *stem, const lfa_conformanc
   if (!c->kept || n < 0 || (size_t)n >= sizeof dataset || !lfa_fs_is_dir(dataset)) return false;
   lfa_report report;
   lfa_error why = {0};
-  bool ok = lfa_report_collect(&report, dataset, NULL, &why) == LFA_OK;
-  FILE *f = ok ? open_page(dir, stem, ".dataset.html", err) : NULL;
-  if (f != NULL) lfa_report_write_html(f, &report), ok = close_page(f, err) == LFA_OK;
+  lfa_fs_out page;
+  bool ok = lfa_report_collect(&report, dataset, NULL, &why) == LFA_OK &&
+            open_page(&page, dir, stem, ".dataset.html", err) == LFA_OK;
+  if (ok) lfa_report_write_html(page.f, &report), ok = lfa_fs_out_commit(&page, err) == LFA_OK;
   lfa_report_free(&report);
-  return ok && f != NULL;
+  return ok;
 }
 
 static lfa_status case_page(const suite_run *r, const char *dir, const lfa_conformance_case *c, lfa_error *err) {
@@ -61,15 +58,18 @@ static lfa_status case_page(const suite_run *r, const char *dir, const lfa_confo
   file_stem(stem, sizeof stem, c->name);
   bool has_dataset = dataset_page(dir, stem, c, err);
   snprintf(link, sizeof link, "%s.dataset.html", stem);
-  FILE *f = open_page(dir, stem, ".html", err);
-  if (f == NULL) return err ? err->status : LFA_ERR_IO;
-  conf_case_html(f, c, conf_adapter_name(r), has_dataset ? link : NULL);
-  return close_page(f, err);
+  lfa_fs_out page;
+  lfa_status st = open_page(&page, dir, stem, ".html", err);
+  if (st != LFA_OK) return st;
+  conf_case_html(page.f, c, conf_adapter_name(r), has_dataset ? link : NULL);
+  return lfa_fs_out_commit(&page, err);
 }
 
 static lfa_status index_page(const suite_run *r, const tally *t, const char *dir, lfa_error *err) {
-  FILE *f = open_page(dir, "index", ".html", err);
-  if (f == NULL) return err ? err->status : LFA_ERR_IO;
+  lfa_fs_out page;
+  lfa_status st = open_page(&page, dir, "index", ".html", err);
+  if (st != LFA_OK) return st;
+  FILE *f = page.f;
   fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lfa conformance</title>"
              "<style>%s</style></head><body>\n<h1>Conformance</h1>\n<p>Writer: ", LFA_REPORT_STYLE);
   lfa_put_xml(f, conf_adapter_name(r));
@@ -85,12 +85,12 @@ static lfa_status index_page(const suite_run *r, const tally *t, const char *dir
     lfa_put_xml(f, c->message), fputs("</li>\n", f);
   }
   fputs("</ul>\n</body></html>\n", f);
-  return close_page(f, err);
+  return lfa_fs_out_commit(&page, err);
 }
 
 lfa_status conf_write_html(const suite_run *r, const tally *t, const char *dir, lfa_error *err) {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-    return lfa_fail(err, LFA_ERR_IO, NULL, "--html %.1024s: %s", dir, strerror(errno));
+    return lfa_fail(err, LFA_ERR_IO, NULL, "%.1024s: %s", dir, strerror(errno));
   lfa_status st = index_page(r, t, dir, err);
   for (size_t i = 0; st == LFA_OK && i < r->n_cases; i++)
     if (conf_is_bad(r->cases[i].verdict)) st = case_page(r, dir, &r->cases[i], err);

@@ -1,16 +1,16 @@
-/* conformance_out.c: the reports of `lfa conformance` (conformance.h):
+/* conformance_out.c: the reports of `lfa conformance` (conformance_out.h):
  * text, TAP version 13, JUnit XML and JSON, each rendering the suite's
  * lfa_conformance_case results. The JSON shape is documented in
  * docs/commands/conformance.md and conformance/schema/report.schema.json,
  * and only grows: keys are never renamed or removed. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance.h"
-#include "json.h"
+#include "conformance_out.h"
+#include "lfa/document.h"
 #include "lfa/escape.h"
+#include "lfa/fs.h"
 
 static const char STALE[] = "listed as an expected failure, but it passes";
 
@@ -144,180 +144,176 @@ static const char *junit_tag(const lfa_conformance_case *c) {
 }
 
 /* `message` is the one-line reason; the body says the verdict again. */
-static void junit_case(FILE *f, const lfa_conformance_case *c) {
-  fprintf(f, "    <testcase classname=\"conformance\" name=\"");
-  lfa_put_xml(f, c->name);
-  fprintf(f, "\" time=\"%.3f\">", c->seconds);
+static void junit_case(lfa_xml_writer *x, const lfa_conformance_case *c) {
+  lfa_junit_open_case(x, "conformance", c->name, c->seconds);
   const char *tag = junit_tag(c);
   if (tag != NULL) {
-    fprintf(f, "<%s message=\"", tag);
-    lfa_put_xml(f, reason(c));
-    fprintf(f, "\">%s%s: ", c->listed && conf_is_bad(c->verdict) ? "expected failure, " : "",
-            conf_is_pass(c->verdict) ? "stale" : lfa_conformance_verdict_name(c->verdict));
-    lfa_put_xml(f, reason(c));
+    lfa_xml_open(x, tag);
+    lfa_xml_attr(x, "message", reason(c));
+    lfa_xml_textf(x, "%s%s: ", c->listed && conf_is_bad(c->verdict) ? "expected failure, " : "",
+                  conf_is_pass(c->verdict) ? "stale" : lfa_conformance_verdict_name(c->verdict));
+    lfa_xml_text(x, reason(c));
     char text[LFA_CONFORMANCE_MESSAGE_MAX];
     for (size_t i = 0; i < c->findings.count; i++) {
       lfa_conformance_finding_text(text, sizeof text, c, &c->findings.items[i]);
-      fprintf(f, "\n%s: ", lfa_severity_name(c->findings.items[i].severity)), lfa_put_xml(f, text);
+      lfa_xml_textf(x, "\n%s: ", lfa_severity_name(c->findings.items[i].severity));
+      lfa_xml_text(x, text);
     }
-    fprintf(f, "</%s>", tag);
+    lfa_xml_close(x);
   }
-  fprintf(f, "</testcase>\n");
+  lfa_xml_close(x);
 }
 
+/* Written beside its name and renamed over it once whole (lfa/fs.h
+ * lfa_fs_out, FA-CLEAN-14): a failed write leaves no half file. */
 lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err) {
-  FILE *f = fopen(r->a->junit, "w");
-  if (f == NULL) return lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
-  fprintf(f, "  <testsuite name=\"lfa conformance\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
-          r->n_cases, t->failed + t->stale, t->crashed + t->timed_out + t->invalid,
-          t->skipped + t->expected + t->not_run);
-  for (size_t i = 0; i < r->n_cases; i++) junit_case(f, &r->cases[i]);
-  fprintf(f, "  </testsuite>\n</testsuites>\n");
-  return fclose(f) == 0 ? LFA_OK : lfa_fail(err, LFA_ERR_IO, NULL, "--junit %s: %s", r->a->junit, strerror(errno));
+  lfa_fs_out out;
+  lfa_status st = lfa_fs_out_open(&out, r->a->junit, err);
+  if (st != LFA_OK) return st;
+  lfa_xml_writer x = {.out = out.f};
+  lfa_junit_counts counts = {r->n_cases, t->failed + t->stale, t->crashed + t->timed_out + t->invalid,
+                             t->skipped + t->expected + t->not_run};
+  lfa_junit_begin(&x, "lfa conformance", "lfa conformance", counts);
+  for (size_t i = 0; i < r->n_cases; i++) junit_case(&x, &r->cases[i]);
+  lfa_junit_end(&x);
+  return lfa_fs_out_commit(&out, err);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
-static void json_keys(json_writer *w, const char *key, const lfa_keys *keys) {
-  json_open_numbers(w, key);
-  for (size_t i = 0; i < keys->count; i++) json_number(w, keys->keys[i]);
-  json_close_numbers(w);
+static void json_keys(lfa_json_writer *w, const char *key, const lfa_keys *keys) {
+  lfa_json_open_numbers(w, key);
+  for (size_t i = 0; i < keys->count; i++) lfa_json_number(w, keys->keys[i]);
+  lfa_json_close_array(w);
 }
 
 /* A check or an observed state: the parts it states, null the others. */
-static void json_state(json_writer *w, const char *key, const lfa_scenario_check *s) {
-  json_open_object(w, key);
+static void json_state(lfa_json_writer *w, const char *key, const lfa_scenario_check *s) {
+  lfa_json_open_object(w, key);
   if (s->has_live) json_keys(w, "live", &s->live);
-  else json_null(w, "live");
+  else lfa_json_put_null(w, "live");
   if (s->has_tracked) {
-    json_open_array(w, "tracked");
-    for (size_t i = 0; i < s->tracked.count; i++) json_string(w, NULL, s->tracked.names[i]);
-    json_close_array(w);
+    lfa_json_open_array(w, "tracked");
+    for (size_t i = 0; i < s->tracked.count; i++) lfa_json_put_string(w, NULL, s->tracked.names[i]);
+    lfa_json_close_array(w);
   } else {
-    json_null(w, "tracked");
+    lfa_json_put_null(w, "tracked");
   }
-  json_open_object(w, "assigned");
+  lfa_json_open_object(w, "assigned");
   for (size_t i = 0; i < s->n_assigned; i++) json_keys(w, s->assigned[i].path, &s->assigned[i].keys);
-  json_close_object(w);
-  json_close_object(w);
+  lfa_json_close_object(w);
+  lfa_json_close_object(w);
 }
 
-static void json_failing_step(json_writer *w, const lfa_conformance_case *c) {
+static void json_failing_step(lfa_json_writer *w, const lfa_conformance_case *c) {
   if (!c->has_failing_step) {
-    json_null(w, "failing_step");
+    lfa_json_put_null(w, "failing_step");
     return;
   }
   const lfa_scenario_step *e = c->expected;
   const lfa_observed_step *o = c->observed;
-  json_open_object(w, "failing_step");
-  json_u64(w, "step", c->failing_step);
-  json_string(w, "label", c->failing_label);
-  json_u64(w, "line", e->line);
-  json_open_object(w, "expected");
-  json_string(w, "outcome", lfa_scenario_outcome_name(e->expect));
-  json_string(w, "rule", e->expect_rule);
+  lfa_json_open_object(w, "failing_step");
+  lfa_json_put_u64(w, "step", c->failing_step);
+  lfa_json_put_string(w, "label", c->failing_label);
+  lfa_json_put_u64(w, "line", e->line);
+  lfa_json_open_object(w, "expected");
+  lfa_json_put_string(w, "outcome", lfa_scenario_outcome_name(e->expect));
+  lfa_json_put_string(w, "rule", e->expect_rule);
   if (e->has_check) json_state(w, "check", &e->check);
-  else json_null(w, "check");
-  json_close_object(w);
+  else lfa_json_put_null(w, "check");
+  lfa_json_close_object(w);
   if (o == NULL) {
-    json_null(w, "observed");
+    lfa_json_put_null(w, "observed");
   } else {
-    json_open_object(w, "observed");
-    json_string(w, "outcome", lfa_scenario_outcome_name(o->outcome));
-    if (o->has_version) json_u64(w, "version", o->version);
-    else json_null(w, "version");
-    json_string(w, "rule", o->rule);
-    json_string(w, "message", o->message);
+    lfa_json_open_object(w, "observed");
+    lfa_json_put_string(w, "outcome", lfa_scenario_outcome_name(o->outcome));
+    if (o->has_version) lfa_json_put_u64(w, "version", o->version);
+    else lfa_json_put_null(w, "version");
+    lfa_json_put_string(w, "rule", o->rule);
+    lfa_json_put_string(w, "message", o->message);
     if (o->has_observed) json_state(w, "state", &o->observed);
-    else json_null(w, "state");
-    json_close_object(w);
+    else lfa_json_put_null(w, "state");
+    lfa_json_close_object(w);
   }
-  json_close_object(w);
+  lfa_json_close_object(w);
 }
 
-static void json_finding(json_writer *w, const lfa_conformance_case *c, const lfa_finding *f) {
+/* A finding in the one shape of `lfa verify --json` (lfa/verify.h
+ * lfa_finding_put_json), then what only a scenario knows: "keys", the
+ * scenario's key of each row (null when the rows are not the table's),
+ * and "text", the finding as the text report says it, with those keys. */
+static void json_finding(lfa_json_writer *w, const lfa_conformance_case *c, const lfa_finding *f) {
   uint64_t keys[LFA_FINDING_ROWS_MAX];
   char text[LFA_CONFORMANCE_MESSAGE_MAX];
   bool by_key = lfa_conformance_finding_keys(keys, c, f);
-  json_open_object(w, NULL);
-  json_string(w, "rule", f->rule);
-  json_string(w, "severity", lfa_severity_name(f->severity));
-  json_u64(w, "version", f->version);
-  json_string(w, "file", f->file);
-  if (f->has_field) json_i64(w, "field_id", f->field_id);
-  else json_null(w, "field_id");
-  if (f->has_fragment) json_u64(w, "fragment_id", f->fragment_id);
-  else json_null(w, "fragment_id");
-  json_open_numbers(w, "offsets");
-  for (size_t i = 0; i < f->n_rows; i++) json_number(w, f->rows[i]);
-  json_close_numbers(w);
+  lfa_json_open_flow_object(w, NULL);
+  lfa_finding_put_json(w, f);
+  lfa_json_wrap(w);
   if (by_key) {
-    json_open_numbers(w, "keys");
-    for (size_t i = 0; i < f->n_rows; i++) json_number(w, keys[i]);
-    json_close_numbers(w);
+    lfa_json_open_flow_array(w, "keys");
+    for (size_t i = 0; i < f->n_rows; i++) lfa_json_put_u64(w, NULL, keys[i]);
+    lfa_json_close_array(w);
   } else {
-    json_null(w, "keys");
+    lfa_json_put_null(w, "keys");
   }
-  json_string(w, "message", f->message);
   lfa_conformance_finding_text(text, sizeof text, c, f);
-  json_string(w, "text", text);
-  json_close_object(w);
+  lfa_json_put_string(w, "text", text);
+  lfa_json_close_object(w);
 }
 
-static void json_case(json_writer *w, const lfa_conformance_case *c) {
-  json_open_object(w, NULL);
-  json_string(w, "name", c->name);
-  json_string(w, "verdict", lfa_conformance_verdict_name(c->verdict));
-  json_bool(w, "listed", c->listed);
-  json_bool(w, "stale", c->listed && conf_is_pass(c->verdict));
-  json_u64(w, "milliseconds", (uint64_t)(c->seconds * 1000 + 0.5));
-  json_string(w, "message", conf_is_pass(c->verdict) && !c->listed ? NULL : reason(c));
+static void json_case(lfa_json_writer *w, const lfa_conformance_case *c) {
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_string(w, "name", c->name);
+  lfa_json_put_string(w, "verdict", lfa_conformance_verdict_name(c->verdict));
+  lfa_json_put_bool(w, "listed", c->listed);
+  lfa_json_put_bool(w, "stale", c->listed && conf_is_pass(c->verdict));
+  lfa_json_put_u64(w, "milliseconds", (uint64_t)(c->seconds * 1000 + 0.5));
+  lfa_json_put_string(w, "message", conf_is_pass(c->verdict) && !c->listed ? NULL : reason(c));
   json_failing_step(w, c);
-  json_string(w, "disagreement", c->disagreement[0] ? c->disagreement : NULL);
-  json_open_array(w, "findings");
+  lfa_json_put_string(w, "disagreement", c->disagreement[0] ? c->disagreement : NULL);
+  lfa_json_open_array(w, "findings");
   for (size_t i = 0; i < c->findings.count; i++) json_finding(w, c, &c->findings.items[i]);
-  json_close_array(w);
-  json_string(w, "work_dir", c->kept ? c->work_dir : NULL);
-  json_close_object(w);
+  lfa_json_close_array(w);
+  lfa_json_put_string(w, "work_dir", c->kept ? c->work_dir : NULL);
+  lfa_json_close_object(w);
 }
 
-static void json_summary(json_writer *w, const suite_run *r, const tally *t) {
+static void json_summary(lfa_json_writer *w, const suite_run *r, const tally *t) {
   verified v = summary_counts(r);
-  json_open_object(w, "summary");
-  json_u64(w, "scenarios", r->n_cases);
-  json_u64(w, "passed", t->passed);
-  json_u64(w, "refused_as_expected", t->refused);
-  json_u64(w, "failed", t->failed);
-  json_u64(w, "skipped", t->skipped);
-  json_u64(w, "crashed", t->crashed);
-  json_u64(w, "timed_out", t->timed_out);
-  json_u64(w, "expected_failures", t->expected);
-  json_u64(w, "stale", t->stale);
-  json_u64(w, "invalid", t->invalid);
-  json_u64(w, "not_run", t->not_run);
-  json_u64(w, "steps", v.steps);
-  json_u64(w, "checks", v.checks);
-  json_u64(w, "versions", v.versions);
-  json_u64(w, "errors", v.errors);
-  json_u64(w, "warnings", v.warnings);
-  json_close_object(w);
+  lfa_json_open_object(w, "summary");
+  lfa_json_put_u64(w, "scenarios", r->n_cases);
+  lfa_json_put_u64(w, "passed", t->passed);
+  lfa_json_put_u64(w, "refused_as_expected", t->refused);
+  lfa_json_put_u64(w, "failed", t->failed);
+  lfa_json_put_u64(w, "skipped", t->skipped);
+  lfa_json_put_u64(w, "crashed", t->crashed);
+  lfa_json_put_u64(w, "timed_out", t->timed_out);
+  lfa_json_put_u64(w, "expected_failures", t->expected);
+  lfa_json_put_u64(w, "stale", t->stale);
+  lfa_json_put_u64(w, "invalid", t->invalid);
+  lfa_json_put_u64(w, "not_run", t->not_run);
+  lfa_json_put_u64(w, "steps", v.steps);
+  lfa_json_put_u64(w, "checks", v.checks);
+  lfa_json_put_u64(w, "versions", v.versions);
+  lfa_json_put_u64(w, "errors", v.errors);
+  lfa_json_put_u64(w, "warnings", v.warnings);
+  lfa_json_close_object(w);
 }
 
 void conf_print_json(const suite_run *r, const tally *t) {
-  json_writer w = {.out = stdout};
-  json_open_object(&w, NULL);
-  json_string(&w, "suite", r->a->suite);
-  json_string(&w, "adapter", conf_adapter_name(r));
-  json_string(&w, "work_dir", r->temp_work ? NULL : r->work);
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "suite", r->a->suite);
+  lfa_json_put_string(&w, "adapter", conf_adapter_name(r));
+  lfa_json_put_string(&w, "work_dir", r->temp_work ? NULL : r->work);
   json_summary(&w, r, t);
-  json_open_array(&w, "unknown_listed");
+  lfa_json_open_array(&w, "unknown_listed");
   for (size_t i = 0; i < r->listed.count; i++)
-    if (!conf_in_names(&r->all, r->listed.names[i])) json_string(&w, NULL, r->listed.names[i]);
-  json_close_array(&w);
-  json_open_array(&w, "scenarios");
+    if (!conf_in_names(&r->all, r->listed.names[i])) lfa_json_put_string(&w, NULL, r->listed.names[i]);
+  lfa_json_close_array(&w);
+  lfa_json_open_array(&w, "scenarios");
   for (size_t i = 0; i < r->n_cases; i++) json_case(&w, &r->cases[i]);
-  json_close_array(&w);
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_close_array(&w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }

@@ -8,14 +8,14 @@
 
 #include "args.h"
 #include "cli.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/dataset.h"
 #include "lfa/escape.h"
 #include "lfa/lance_releases.h"
 #include "lfa/limits.h"
 #include "lfa/pb.h"
 #include "lfa/transaction.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa dump DATASET [--version N] [--rows] [--json] [--stats] [--allow-http]\n"
@@ -52,8 +52,8 @@ static const char HELP[] =
     "  --json        one JSON document: {\"dataset\", \"naming\", \"versions\": [...]}\n"
     "                (shape: docs/commands/dump.md); an unreadable version is\n"
     "                {\"version\": N, \"error\": {\"status\", \"rule\", \"message\"}}\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 every version read; 1 some version could not be read (each\n"
     "reported, the others printed); 2 the dataset cannot be listed or bad usage,\n"
@@ -120,17 +120,17 @@ static void text_named(FILE *out, const named *n, const char *here, const char *
   fputc(')', out);
 }
 
-static void json_named(json_writer *w, const named *n, const char *here) {
-  json_string(w, "name", n->name);
-  json_string(w, "lance_release", n->release);
-  if (n->candidate == NULL) json_null(w, "unconfirmed");
+static void json_named(lfa_json_writer *w, const named *n, const char *here) {
+  lfa_json_put_string(w, "name", n->name);
+  lfa_json_put_string(w, "lance_release", n->release);
+  if (n->candidate == NULL) lfa_json_put_null(w, "unconfirmed");
   else {
-    json_open_object(w, "unconfirmed");
-    json_string(w, "name", n->candidate);
-    json_string(w, "lance_release", n->candidate_release);
-    json_close_object(w);
+    lfa_json_open_object(w, "unconfirmed");
+    lfa_json_put_string(w, "name", n->candidate);
+    lfa_json_put_string(w, "lance_release", n->candidate_release);
+    lfa_json_close_object(w);
   }
-  json_string(w, "here", here);
+  lfa_json_put_string(w, "here", here);
 }
 
 static void text_fields_and_bits(FILE *out, const Lance__Table__Manifest *m, bool tracked) {
@@ -160,36 +160,36 @@ static void text_fields_and_bits(FILE *out, const Lance__Table__Manifest *m, boo
   fputc('\n', out);
 }
 
-static void json_fields_and_bits(json_writer *w, const Lance__Table__Manifest *m, bool tracked) {
+static void json_fields_and_bits(lfa_json_writer *w, const Lance__Table__Manifest *m, bool tracked) {
   uint32_t *nums = NULL;
   size_t n = 0;
   lfa_error err = {0};
-  json_open_array(w, "manifest_fields");
+  lfa_json_open_array(w, "manifest_fields");
   if (lfa_pb_present_fields(&nums, &n, &m->base, &err) == LFA_OK)
     for (size_t i = 0; i < n; i++) {
       named f = name_field(m->base.descriptor, nums[i]);
-      json_open_object(w, NULL);
-      json_u64(w, "number", nums[i]);
+      lfa_json_open_object(w, NULL);
+      lfa_json_put_u64(w, "number", nums[i]);
       json_named(w, &f, NULL);
-      json_close_object(w);
+      lfa_json_close_object(w);
     }
   free(nums);
-  json_close_array(w);
-  json_open_array(w, "feature_bits");
+  lfa_json_close_array(w);
+  lfa_json_open_array(w, "feature_bits");
   uint64_t any = m->reader_feature_flags | m->writer_feature_flags;
   for (unsigned k = 0; k < 64; k++) {
     uint64_t bit = (uint64_t)1 << k;
     if (!(any & bit)) continue;
     const char *here;
     named b = name_bit(bit, tracked, &here);
-    json_open_object(w, NULL);
-    json_u64(w, "value", bit);
-    json_bool(w, "reader", m->reader_feature_flags & bit);
-    json_bool(w, "writer", m->writer_feature_flags & bit);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_u64(w, "value", bit);
+    lfa_json_put_bool(w, "reader", m->reader_feature_flags & bit);
+    lfa_json_put_bool(w, "writer", m->writer_feature_flags & bit);
     json_named(w, &b, here);
-    json_close_object(w);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
 static uint64_t deleted_rows(const lfa_snapshot *s, size_t i) {
@@ -350,20 +350,20 @@ static void text_rows(FILE *out, const lfa_snapshot *s) {
   }
 }
 
-static void json_put_number(void *w, uint64_t v) { json_number(w, v); }
+static void json_put_number(void *w, uint64_t v) { lfa_json_number(w, v); }
 
-static void json_rows(json_writer *w, const lfa_snapshot *s) {
-  json_open_numbers(w, "live_rows");
+static void json_rows(lfa_json_writer *w, const lfa_snapshot *s) {
+  lfa_json_open_numbers(w, "live_rows");
   each_live_row(s, false, json_put_number, w);
-  json_close_numbers(w);
+  lfa_json_close_array(w);
   if (!s->stable_row_ids) return;
   if (s->row_ids_unread > 0) { /* [FA-VERIFY-8] not in metadata: none listed, not some */
-    json_null(w, "live_row_ids");
+    lfa_json_put_null(w, "live_row_ids");
     return;
   }
-  json_open_numbers(w, "live_row_ids");
+  lfa_json_open_numbers(w, "live_row_ids");
   each_live_row(s, true, json_put_number, w);
-  json_close_numbers(w);
+  lfa_json_close_array(w);
 }
 
 /* The manifest's top-level fields lfa does not read (a newer Lance's, or
@@ -413,108 +413,108 @@ static void text_version(FILE *out, const lfa_snapshot *s, bool rows) {
 
 /* ---- JSON output ------------------------------------------------------------- */
 
-static void json_fragments(json_writer *w, const lfa_snapshot *s) {
+static void json_fragments(lfa_json_writer *w, const lfa_snapshot *s) {
   const Lance__Table__Manifest *m = s->file.manifest;
-  json_open_array(w, "fragments");
+  lfa_json_open_array(w, "fragments");
   for (size_t i = 0; i < m->n_fragments; i++) {
     const Lance__Table__DataFragment *f = m->fragments[i];
-    json_open_object(w, NULL);
-    json_u64(w, "id", f->id);
-    json_u64(w, "physical_rows", f->physical_rows);
-    json_u64(w, "deleted_rows", deleted_rows(s, i));
-    if (f->physical_rows == 0) json_null(w, "live_rows"); /* unknown */
-    else json_u64(w, "live_rows", lfa_snapshot_live_rows(s, i));
-    if (s->stable_row_ids) json_bool(w, "row_ids_read", lfa_snapshot_row_ids_read(s, i)); /* [FA-VERIFY-8] */
-    json_open_array(w, "files");
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_u64(w, "id", f->id);
+    lfa_json_put_u64(w, "physical_rows", f->physical_rows);
+    lfa_json_put_u64(w, "deleted_rows", deleted_rows(s, i));
+    if (f->physical_rows == 0) lfa_json_put_null(w, "live_rows"); /* unknown */
+    else lfa_json_put_u64(w, "live_rows", lfa_snapshot_live_rows(s, i));
+    if (s->stable_row_ids) lfa_json_put_bool(w, "row_ids_read", lfa_snapshot_row_ids_read(s, i)); /* [FA-VERIFY-8] */
+    lfa_json_open_array(w, "files");
     for (size_t k = 0; k < f->n_files; k++) {
-      json_open_object(w, NULL);
-      json_string(w, "path", f->files[k]->path);
-      json_open_array(w, "fields");
-      for (size_t j = 0; j < f->files[k]->n_fields; j++) json_i64(w, NULL, f->files[k]->fields[j]);
-      json_close_array(w);
-      json_close_object(w);
+      lfa_json_open_object(w, NULL);
+      lfa_json_put_string(w, "path", f->files[k]->path);
+      lfa_json_open_array(w, "fields");
+      for (size_t j = 0; j < f->files[k]->n_fields; j++) lfa_json_put_i64(w, NULL, f->files[k]->fields[j]);
+      lfa_json_close_array(w);
+      lfa_json_close_object(w);
     }
-    json_close_array(w);
-    json_close_object(w);
+    lfa_json_close_array(w);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
-static void json_tracked(json_writer *w, const lfa_snapshot *s) {
-  json_open_array(w, "tracked");
+static void json_tracked(lfa_json_writer *w, const lfa_snapshot *s) {
+  lfa_json_open_array(w, "tracked");
   for (size_t t = 0; t < s->n_tracked; t++) {
     const lfa_tracked_field *tf = &s->tracked[t];
-    json_open_object(w, NULL);
-    json_i64(w, "field_id", tf->field_id);
-    json_string(w, "name", field_name(s, tf->field_id));
-    json_string(w, "root", tf->root_file->path);
-    json_u64(w, "root_size_bytes", tf->root_file->size_bytes);
-    json_open_array(w, "fragments");
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_i64(w, "field_id", tf->field_id);
+    lfa_json_put_string(w, "name", field_name(s, tf->field_id));
+    lfa_json_put_string(w, "root", tf->root_file->path);
+    lfa_json_put_u64(w, "root_size_bytes", tf->root_file->size_bytes);
+    lfa_json_open_array(w, "fragments");
     for (size_t k = 0; k < tf->count; k++) {
       lfa_row_counts c;
       lfa_snapshot_row_counts(&c, s, tf, lfa_snapshot_fragment(s, tf->fragments[k].fragment_id));
-      json_open_object(w, NULL);
-      json_u64(w, "id", tf->fragments[k].fragment_id);
-      json_string(w, "state", tf->fragments[k].all ? "all" : "partial");
-      json_u64(w, "assigned_rows", c.assigned); /* live rows only, like eval's "assigned" */
-      json_u64(w, "unassigned_rows", c.unassigned);
-      if (!tf->fragments[k].all) json_u64(w, "bitmap_rows", c.bitmap_rows);
-      json_close_object(w);
+      lfa_json_open_object(w, NULL);
+      lfa_json_put_u64(w, "id", tf->fragments[k].fragment_id);
+      lfa_json_put_string(w, "state", tf->fragments[k].all ? "all" : "partial");
+      lfa_json_put_u64(w, "assigned_rows", c.assigned); /* live rows only, like eval's "assigned" */
+      lfa_json_put_u64(w, "unassigned_rows", c.unassigned);
+      if (!tf->fragments[k].all) lfa_json_put_u64(w, "bitmap_rows", c.bitmap_rows);
+      lfa_json_close_object(w);
     }
-    json_close_array(w);
-    json_close_object(w);
+    lfa_json_close_array(w);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
 /* The library and release that wrote the manifest, as it names itself: how a
  * table tells which Lance wrote it (Appendix C's release table reads it). */
-static void json_writer_version(json_writer *w, const Lance__Table__Manifest__WriterVersion *wv) {
+static void json_writer_version(lfa_json_writer *w, const Lance__Table__Manifest__WriterVersion *wv) {
   if (wv == NULL) {
-    json_null(w, "writer_version");
+    lfa_json_put_null(w, "writer_version");
     return;
   }
-  json_open_object(w, "writer_version");
-  json_string(w, "library", wv->library);
-  json_string(w, "version", wv->version);
-  json_close_object(w);
+  lfa_json_open_object(w, "writer_version");
+  lfa_json_put_string(w, "library", wv->library);
+  lfa_json_put_string(w, "version", wv->version);
+  lfa_json_close_object(w);
 }
 
-static void json_version(json_writer *w, const lfa_snapshot *s, bool rows) {
+static void json_version(lfa_json_writer *w, const lfa_snapshot *s, bool rows) {
   const Lance__Table__Manifest *m = s->file.manifest;
-  json_open_object(w, NULL);
-  json_u64(w, "version", s->version);
-  json_string(w, "operation", s->transaction ? lfa_transaction_operation_name(s->transaction) : NULL);
-  json_u64(w, "reader_feature_flags", m->reader_feature_flags);
-  json_u64(w, "writer_feature_flags", m->writer_feature_flags);
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_u64(w, "version", s->version);
+  lfa_json_put_string(w, "operation", s->transaction ? lfa_transaction_operation_name(s->transaction) : NULL);
+  lfa_json_put_u64(w, "reader_feature_flags", m->reader_feature_flags);
+  lfa_json_put_u64(w, "writer_feature_flags", m->writer_feature_flags);
   json_fields_and_bits(w, m, m->n_field_assignment_states > 0);
   uint32_t unread[16];
   size_t n_unread = unread_fields(unread, 16, m);
-  json_open_numbers(w, "unread_fields");
-  for (size_t i = 0; i < n_unread; i++) json_number(w, unread[i]);
-  json_close_numbers(w);
+  lfa_json_open_numbers(w, "unread_fields");
+  for (size_t i = 0; i < n_unread; i++) lfa_json_number(w, unread[i]);
+  lfa_json_close_array(w);
   json_writer_version(w, m->writer_version);
-  json_open_array(w, "fields");
+  lfa_json_open_array(w, "fields");
   for (size_t i = 0; i < m->n_fields; i++) {
-    json_open_object(w, NULL);
-    json_i64(w, "id", m->fields[i]->id);
-    json_i64(w, "parent_id", m->fields[i]->parent_id);
-    json_string(w, "name", m->fields[i]->name);
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_i64(w, "id", m->fields[i]->id);
+    lfa_json_put_i64(w, "parent_id", m->fields[i]->parent_id);
+    lfa_json_put_string(w, "name", m->fields[i]->name);
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
   json_fragments(w, s);
   json_tracked(w, s);
   if (rows) json_rows(w, s);
-  json_close_object(w);
+  lfa_json_close_object(w);
 }
 
 /* An unreadable version: its number and the error, in place of its content. */
-static void json_version_error(json_writer *w, uint64_t version, const lfa_error *err) {
-  json_open_object(w, NULL);
-  json_u64(w, "version", version);
-  json_error(w, "error", err);
-  json_close_object(w);
+static void json_version_error(lfa_json_writer *w, uint64_t version, const lfa_error *err) {
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_u64(w, "version", version);
+  lfa_json_put_error(w, "error", err);
+  lfa_json_close_object(w);
 }
 
 /* ---- command ------------------------------------------------------------------- */
@@ -562,8 +562,8 @@ static int parse_args(dump_args *a, int argc, char **argv) {
  * before the next, so memory follows the largest version, not the history. */
 typedef struct dump_out {
   const dump_args *a;
-  lfa_cli_store *store;
-  json_writer w;
+  lfa_cli_dataset *store;
+  lfa_json_writer w;
   size_t printed, failed;
 } dump_out;
 
@@ -575,11 +575,11 @@ static void out_begin(dump_out *o, const lfa_version_list *versions) {
            naming);
     return;
   }
-  o->w = (json_writer){.out = lfa_cli_store_json(o->store)};
-  json_open_object(&o->w, NULL);
-  json_string(&o->w, "dataset", o->a->dataset);
-  json_string(&o->w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
-  json_open_array(&o->w, "versions");
+  o->w = (lfa_json_writer){.out = stdout};
+  lfa_json_open_object(&o->w, NULL);
+  lfa_json_put_string(&o->w, "dataset", o->a->dataset);
+  lfa_json_put_string(&o->w, "naming", versions->naming == LFA_NAMING_V2 ? "v2" : "v1");
+  lfa_json_open_array(&o->w, "versions");
 }
 
 static void out_version(dump_out *o, const lfa_snapshot *s) {
@@ -596,9 +596,10 @@ static void out_error(dump_out *o, uint64_t version, const lfa_error *err) {
 
 static void out_end(dump_out *o) {
   if (!o->a->json) return;
-  json_close_array(&o->w);
-  json_close_object(&o->w);
-  json_finish(&o->w);
+  lfa_json_close_array(&o->w);
+  lfa_cli_dataset_put_stats(o->store, &o->w);
+  lfa_json_close_object(&o->w);
+  lfa_json_finish(&o->w);
 }
 
 /* One version: loaded beside the one before (what the commit left
@@ -623,7 +624,7 @@ static void dump_one(dump_out *o, const lfa_version_entry *entry, lfa_snapshot *
   *prev = snap, *have_prev = true;
 }
 
-static int dump_versions(const dump_args *a, lfa_cli_store *store, const lfa_version_list *versions) {
+static int dump_versions(const dump_args *a, lfa_cli_dataset *store, const lfa_version_list *versions) {
   dump_out o = {a, store, {0}, 0, 0};
   const lfa_version_entry *only = NULL;
   for (size_t i = 0; a->has_version && i < versions->count; i++)
@@ -661,8 +662,8 @@ int lfa_cli_dump(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "dump", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "dump", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   int code = LFA_EXIT_UNUSABLE;
   if (lfa_dataset_versions(&versions, &names, store.d.fs, a.dataset, &err) != LFA_OK) {
     lfa_cli_fail("dump", a.dataset, err.msg);
@@ -671,6 +672,6 @@ int lfa_cli_dump(int argc, char **argv) {
     lfa_version_list_free(&versions);
     lfa_fs_names_free(&names);
   }
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return code;
 }

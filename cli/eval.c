@@ -18,12 +18,12 @@
 #include "args.h"
 #include "cli.h"
 #include "lfa/escape.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/dataset.h"
 #include "lfa/expr.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa eval DATASET --field NAME [--relation R] [--version N] [--json]\n"
@@ -91,8 +91,8 @@ static const char HELP_OPTIONS[] =
     "                        docs/commands/eval.md);\n"
     "                        --count leaves out \"rows\" (--by-fragment adds \"fragments\"),\n"
     "                        --ranges puts \"ranges\" in its place\n"
-    LFA_CLI_STORE_HELP_OPTIONS
-    "\n" LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_OPTIONS
+    "\n" LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 success; 2 planning error, unusable input or bad usage, with\n"
     "one line on stderr naming the problem (and the version and file), and\n"
@@ -109,7 +109,7 @@ typedef struct eval_args {
   bool has_version;
   uint64_t version;
   bool stats, allow_http;
-  lfa_cli_store *store; /* where DATASET is */
+  lfa_cli_dataset *store; /* where DATASET is */
 } eval_args;
 
 typedef struct eval_totals {
@@ -159,26 +159,26 @@ typedef struct eval_run {
 
 /* What the rows go to: a text line or JSON object each (emit_row), or runs. */
 typedef struct eval_out {
-  json_writer *w; /* NULL: text */
+  lfa_json_writer *w; /* NULL: text */
   bool ranges;
   eval_run run;
   eval_totals t;
 } eval_out;
 
-static void emit_row(json_writer *w, const lfa_expr_fragment *f, uint32_t o, const uint64_t *row_id, bool v) {
+static void emit_row(lfa_json_writer *w, const lfa_expr_fragment *f, uint32_t o, const uint64_t *row_id, bool v) {
   if (w == NULL) {
     printf("fragment %" PRIu64 " offset %" PRIu32, f->id, o);
     if (row_id != NULL) printf(" row_id %" PRIu64, *row_id);
     printf(": %s\n", v ? "true" : "false");
     return;
   }
-  json_open_object(w, NULL);
-  json_u64(w, "fragment", f->id);
-  json_u64(w, "offset", o);
-  json_u64(w, "address", (f->id << 32) | o);
-  if (row_id != NULL) json_u64(w, "row_id", *row_id);
-  json_bool(w, "assigned", v);
-  json_close_object(w);
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_u64(w, "fragment", f->id);
+  lfa_json_put_u64(w, "offset", o);
+  lfa_json_put_u64(w, "address", (f->id << 32) | o);
+  if (row_id != NULL) lfa_json_put_u64(w, "row_id", *row_id);
+  lfa_json_put_bool(w, "assigned", v);
+  lfa_json_close_object(w);
 }
 
 static void emit_run(eval_out *out, const lfa_expr_fragment *f) {
@@ -190,15 +190,15 @@ static void emit_run(eval_out *out, const lfa_expr_fragment *f) {
            " rows): %s\n", f->id, r->first, r->last, a | r->first, a | r->last, r->last - r->first + 1,
            r->value ? "true" : "false");
   } else {
-    json_open_object(out->w, NULL);
-    json_u64(out->w, "fragment", f->id);
-    json_u64(out->w, "first_offset", r->first);
-    json_u64(out->w, "last_offset", r->last);
-    json_u64(out->w, "first_address", a | r->first);
-    json_u64(out->w, "last_address", a | r->last);
-    json_u64(out->w, "rows", (uint64_t)r->last - r->first + 1);
-    json_bool(out->w, "assigned", r->value);
-    json_close_object(out->w);
+    lfa_json_open_object(out->w, NULL);
+    lfa_json_put_u64(out->w, "fragment", f->id);
+    lfa_json_put_u64(out->w, "first_offset", r->first);
+    lfa_json_put_u64(out->w, "last_offset", r->last);
+    lfa_json_put_u64(out->w, "first_address", a | r->first);
+    lfa_json_put_u64(out->w, "last_address", a | r->last);
+    lfa_json_put_u64(out->w, "rows", (uint64_t)r->last - r->first + 1);
+    lfa_json_put_bool(out->w, "assigned", r->value);
+    lfa_json_close_object(out->w);
   }
   out->run.open = false;
 }
@@ -248,14 +248,14 @@ static void count_rows(eval_out *out, const lfa_expr_scan *scan, bool by_fragmen
              c.assigned, c.unassigned);
       continue;
     }
-    json_open_object(out->w, NULL);
-    json_u64(out->w, "fragment", id);
-    json_u64(out->w, "physical_rows", c.physical_rows);
-    json_u64(out->w, "deleted_rows", c.deleted_rows);
-    json_u64(out->w, "live_rows", c.live_rows);
-    json_u64(out->w, "assigned", c.assigned);
-    json_u64(out->w, "unassigned", c.unassigned);
-    json_close_object(out->w);
+    lfa_json_open_object(out->w, NULL);
+    lfa_json_put_u64(out->w, "fragment", id);
+    lfa_json_put_u64(out->w, "physical_rows", c.physical_rows);
+    lfa_json_put_u64(out->w, "deleted_rows", c.deleted_rows);
+    lfa_json_put_u64(out->w, "live_rows", c.live_rows);
+    lfa_json_put_u64(out->w, "assigned", c.assigned);
+    lfa_json_put_u64(out->w, "unassigned", c.unassigned);
+    lfa_json_close_object(out->w);
   }
 }
 
@@ -275,29 +275,30 @@ static void print_text(const eval_args *a, const lfa_expr_scan *scan, const lfa_
 static void print_json(const eval_args *a, const lfa_expr_scan *scan, const lfa_snapshot *s, const char *path) {
   int32_t id = scan->binding->plan.field_id;
   const Lance__File__Field *f = lfa_snapshot_field(s, id);
-  json_writer w = {.out = lfa_cli_store_json(a->store)};
-  json_open_object(&w, NULL);
-  json_string(&w, "dataset", a->dataset);
-  json_u64(&w, "version", s->version);
-  json_open_object(&w, "field");
-  json_i64(&w, "id", id);
-  json_string(&w, "name", f && f->name ? f->name : "");
-  json_string(&w, "path", path);
-  json_close_object(&w);
-  json_bool(&w, "stable_row_ids", s->stable_row_ids);
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "dataset", a->dataset);
+  lfa_json_put_u64(&w, "version", s->version);
+  lfa_json_open_object(&w, "field");
+  lfa_json_put_i64(&w, "id", id);
+  lfa_json_put_string(&w, "name", f && f->name ? f->name : "");
+  lfa_json_put_string(&w, "path", path);
+  lfa_json_close_object(&w);
+  lfa_json_put_bool(&w, "stable_row_ids", s->stable_row_ids);
   eval_out out = {.w = &w, .ranges = a->ranges};
-  if (a->count && a->by_fragment) json_open_array(&w, "fragments");
-  if (!a->count) json_open_array(&w, a->ranges ? "ranges" : "rows");
+  if (a->count && a->by_fragment) lfa_json_open_array(&w, "fragments");
+  if (!a->count) lfa_json_open_array(&w, a->ranges ? "ranges" : "rows");
   if (a->count) count_rows(&out, scan, a->by_fragment);
   else emit_rows(&out, scan, s);
-  if (!a->count || a->by_fragment) json_close_array(&w);
-  json_open_object(&w, "totals");
-  json_u64(&w, "live_rows", out.t.live);
-  json_u64(&w, "assigned", out.t.assigned);
-  json_u64(&w, "unassigned", out.t.live - out.t.assigned);
-  json_close_object(&w);
-  json_close_object(&w);
-  json_finish(&w);
+  if (!a->count || a->by_fragment) lfa_json_close_array(&w);
+  lfa_json_open_object(&w, "totals");
+  lfa_json_put_u64(&w, "live_rows", out.t.live);
+  lfa_json_put_u64(&w, "assigned", out.t.assigned);
+  lfa_json_put_u64(&w, "unassigned", out.t.live - out.t.assigned);
+  lfa_json_close_object(&w);
+  lfa_cli_dataset_put_stats(a->store, &w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }
 
 /* ---- command ------------------------------------------------------------------------- */
@@ -399,8 +400,8 @@ int lfa_cli_eval(int argc, char **argv) {
   lfa_error err = {0};
   lfa_version_list versions;
   lfa_names names;
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "eval", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "eval", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.store = &store;
   lfa_status st = lfa_dataset_versions(&versions, &names, store.d.fs, a.dataset, &err);
   if (st == LFA_OK) {
@@ -409,6 +410,6 @@ int lfa_cli_eval(int argc, char **argv) {
     lfa_fs_names_free(&names);
   }
   if (st != LFA_OK) lfa_cli_fail_error("eval", a.dataset, &err);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return st == LFA_OK ? LFA_EXIT_OK : LFA_EXIT_UNUSABLE;
 }

@@ -10,7 +10,7 @@
 #include "args.h"
 #include "cli.h"
 #include "explore_judge.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/explore.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
@@ -117,59 +117,59 @@ static void print_text(const explore_args *a, const lfa_explore_result *r) {
   }
 }
 
-static void json_rules(json_writer *w, const char *key, const lfa_explore_rule_count *r, size_t n) {
-  json_open_object(w, key);
-  for (size_t i = 0; i < n; i++) json_u64(w, r[i].rule, r[i].count);
-  json_close_object(w);
+static void json_rules(lfa_json_writer *w, const char *key, const lfa_explore_rule_count *r, size_t n) {
+  lfa_json_open_object(w, key);
+  for (size_t i = 0; i < n; i++) lfa_json_put_u64(w, r[i].rule, r[i].count);
+  lfa_json_close_object(w);
 }
 
 static void print_json(const explore_args *a, const lfa_explore_result *r) {
-  json_writer w = {.out = stdout};
-  json_open_object(&w, NULL);
-  json_u64(&w, "depth", a->depth);
-  json_string(&w, "mode", a->mode);
-  json_bool(&w, "concurrent", a->concurrent);
-  json_u64(&w, "histories", r->histories);
-  json_u64(&w, "distinct_states", r->distinct_states);
-  json_u64(&w, "paths_kept", r->paths_kept);
-  json_u64(&w, "uncovered_restores", r->uncovered_restores);
-  json_u64(&w, "versions_verified", r->verified);
-  json_open_array(&w, "levels");
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_u64(&w, "depth", a->depth);
+  lfa_json_put_string(&w, "mode", a->mode);
+  lfa_json_put_bool(&w, "concurrent", a->concurrent);
+  lfa_json_put_u64(&w, "histories", r->histories);
+  lfa_json_put_u64(&w, "distinct_states", r->distinct_states);
+  lfa_json_put_u64(&w, "paths_kept", r->paths_kept);
+  lfa_json_put_u64(&w, "uncovered_restores", r->uncovered_restores);
+  lfa_json_put_u64(&w, "versions_verified", r->verified);
+  lfa_json_open_array(&w, "levels");
   for (unsigned d = 0; d <= a->depth; d++) {
-    json_open_object(&w, NULL);
-    json_u64(&w, "depth", d);
-    json_u64(&w, "runs", r->levels[d].runs);
-    json_u64(&w, "committed", r->levels[d].accepted);
-    json_u64(&w, "new_states", r->levels[d].new_states);
-    json_u64(&w, "histories", d ? r->levels[d].histories : 0);
-    json_close_object(&w);
+    lfa_json_open_object(&w, NULL);
+    lfa_json_put_u64(&w, "depth", d);
+    lfa_json_put_u64(&w, "runs", r->levels[d].runs);
+    lfa_json_put_u64(&w, "committed", r->levels[d].accepted);
+    lfa_json_put_u64(&w, "new_states", r->levels[d].new_states);
+    lfa_json_put_u64(&w, "histories", d ? r->levels[d].histories : 0);
+    lfa_json_close_object(&w);
   }
-  json_close_array(&w);
+  lfa_json_close_array(&w);
   json_rules(&w, "refusals", r->refusals, r->n_refusals);
-  json_u64(&w, "pairs", r->pairs);
-  json_u64(&w, "pairs_committed", r->pairs_committed);
+  lfa_json_put_u64(&w, "pairs", r->pairs);
+  lfa_json_put_u64(&w, "pairs_committed", r->pairs_committed);
   json_rules(&w, "conflicts", r->conflicts, r->n_conflicts);
-  json_u64(&w, "disagreements", r->failed);
+  lfa_json_put_u64(&w, "disagreements", r->failed);
   if (r->failed) {
-    json_open_object(&w, "disagreement");
-    json_string(&w, "difference", r->diff);
-    json_bool(&w, "concurrent", r->failed_concurrent);
-    json_u64(&w, "moves_found", r->unshrunk_moves);
-    json_open_array(&w, "history");
+    lfa_json_open_object(&w, "disagreement");
+    lfa_json_put_string(&w, "difference", r->diff);
+    lfa_json_put_bool(&w, "concurrent", r->failed_concurrent);
+    lfa_json_put_u64(&w, "moves_found", r->unshrunk_moves);
+    lfa_json_open_array(&w, "history");
     for (size_t i = 0; i < r->n_moves; i++) {
       char line[1200];
       describe(line, sizeof line, &r->moves[i]);
-      json_string(&w, NULL, line + 2);
+      lfa_json_put_string(&w, NULL, line + 2);
     }
-    json_close_array(&w);
-    json_string(&w, "scenario", a->scenario);
-    json_close_object(&w);
+    lfa_json_close_array(&w);
+    lfa_json_put_string(&w, "scenario", a->scenario);
+    lfa_json_close_object(&w);
   } else {
-    json_null(&w, "disagreement");
+    lfa_json_put_null(&w, "disagreement");
   }
-  json_u64(&w, "milliseconds", (uint64_t)(r->seconds * 1000.0));
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_put_u64(&w, "milliseconds", (uint64_t)(r->seconds * 1000.0));
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }
 
 /* ---- the counterexample as a scenario ---------------------------------------------------------- */
@@ -178,39 +178,39 @@ static const char *assignment_name(lfa_assignment a) {
   return a == LFA_ASSIGNED ? "assigned" : a == LFA_UNASSIGNED ? "unassigned" : "untracked";
 }
 
-static void json_keys(json_writer *w, const char *key, lfa_keys k) {
-  json_open_numbers(w, key);
-  for (size_t i = 0; i < k.count; i++) json_number(w, k.keys[i]);
-  json_close_numbers(w);
+static void json_keys(lfa_json_writer *w, const char *key, lfa_keys k) {
+  lfa_json_open_numbers(w, key);
+  for (size_t i = 0; i < k.count; i++) lfa_json_number(w, k.keys[i]);
+  lfa_json_close_array(w);
 }
 
-static void json_names(json_writer *w, const char *key, lfa_names_list l) {
-  json_open_array(w, key);
-  for (size_t i = 0; i < l.count; i++) json_string(w, NULL, l.names[i]);
-  json_close_array(w);
+static void json_names(lfa_json_writer *w, const char *key, lfa_names_list l) {
+  lfa_json_open_array(w, key);
+  for (size_t i = 0; i < l.count; i++) lfa_json_put_string(w, NULL, l.names[i]);
+  lfa_json_close_array(w);
 }
 
-static void json_new_fields(json_writer *w, const char *key, const lfa_request *q) {
-  json_open_array(w, key);
+static void json_new_fields(lfa_json_writer *w, const char *key, const lfa_request *q) {
+  lfa_json_open_array(w, key);
   for (size_t i = 0; i < q->n_new_fields; i++) {
-    json_open_object(w, NULL);
-    json_string(w, "path", q->new_fields[i].path);
-    json_string(w, "type", q->new_fields[i].type);
-    json_bool(w, "nullable", q->new_fields[i].nullable);
-    json_string(w, "assignment", assignment_name(q->new_fields[i].assignment));
-    json_close_object(w);
+    lfa_json_open_object(w, NULL);
+    lfa_json_put_string(w, "path", q->new_fields[i].path);
+    lfa_json_put_string(w, "type", q->new_fields[i].type);
+    lfa_json_put_bool(w, "nullable", q->new_fields[i].nullable);
+    lfa_json_put_string(w, "assignment", assignment_name(q->new_fields[i].assignment));
+    lfa_json_close_object(w);
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
 }
 
-static void json_check(json_writer *w, const lfa_scenario_check *c) {
-  json_open_object(w, "check");
+static void json_check(lfa_json_writer *w, const lfa_scenario_check *c) {
+  lfa_json_open_object(w, "check");
   json_keys(w, "live", c->live);
   json_names(w, "tracked", c->tracked);
-  json_open_object(w, "assigned");
+  lfa_json_open_object(w, "assigned");
   for (size_t i = 0; i < c->n_assigned; i++) json_keys(w, c->assigned[i].path, c->assigned[i].keys);
-  json_close_object(w);
-  json_close_object(w);
+  lfa_json_close_object(w);
+  lfa_json_close_object(w);
 }
 
 /* The step that committed version `v` of the explored history, named by
@@ -220,39 +220,39 @@ static size_t step_of(const size_t *committer, size_t n, uint64_t v) { return v 
 /* The request keys a step of `q->op` takes (conformance/SCENARIOS.md), those
  * not at their defaults; a restore's target named by the step that
  * committed it (`committer`, by version), by number when no step did. */
-static void json_request(json_writer *w, const lfa_request *q, const size_t *committer, size_t n) {
+static void json_request(lfa_json_writer *w, const lfa_request *q, const size_t *committer, size_t n) {
   lfa_op op = q->op;
   bool rows = op == LFA_OP_APPEND || op == LFA_OP_UPDATE || op == LFA_OP_MERGE_INSERT || op == LFA_OP_DELETE ||
               op == LFA_OP_OVERLAY || op == LFA_OP_OVERWRITE;
   bool fields = op == LFA_OP_APPEND || op == LFA_OP_UPDATE || op == LFA_OP_MERGE_INSERT || op == LFA_OP_DROP ||
                 op == LFA_OP_REPLACE || op == LFA_OP_OVERLAY || op == LFA_OP_OVERWRITE;
-  json_string(w, "op", lfa_scenario_op_name(op));
+  lfa_json_put_string(w, "op", lfa_scenario_op_name(op));
   if (op == LFA_OP_ADD_COLUMNS || op == LFA_OP_OVERWRITE) json_new_fields(w, "new_fields", q);
   if (rows && q->rows.count) json_keys(w, "rows", q->rows);
   if (op == LFA_OP_MERGE_INSERT && q->inserts.count) json_keys(w, "inserts", q->inserts);
   if (fields && q->fields.count) json_names(w, "fields", q->fields);
   if ((op == LFA_OP_UPDATE || op == LFA_OP_MERGE_INSERT) && q->invalidate.count) json_names(w, "invalidate", q->invalidate);
-  if (op == LFA_OP_UPDATE && q->rewrite_columns) json_bool(w, "rewrite_columns", true);
-  if (op == LFA_OP_MERGE_INSERT && q->delete_matched) json_bool(w, "delete_matched", true);
-  if (op == LFA_OP_ADD_COLUMNS && q->with_data) json_bool(w, "with_data", true);
+  if (op == LFA_OP_UPDATE && q->rewrite_columns) lfa_json_put_bool(w, "rewrite_columns", true);
+  if (op == LFA_OP_MERGE_INSERT && q->delete_matched) lfa_json_put_bool(w, "delete_matched", true);
+  if (op == LFA_OP_ADD_COLUMNS && q->with_data) lfa_json_put_bool(w, "with_data", true);
   if ((op == LFA_OP_APPEND || op == LFA_OP_COMPACT || op == LFA_OP_OVERWRITE) && q->rows_per_file)
-    json_u64(w, "rows_per_file", q->rows_per_file);
-  if (op == LFA_OP_TRACK || op == LFA_OP_RENAME || op == LFA_OP_CAST) json_string(w, "field", q->field);
-  if (op == LFA_OP_TRACK) json_string(w, "assignment", assignment_name(q->assignment));
-  if (op == LFA_OP_RENAME) json_string(w, "new_name", q->new_name);
-  if (op == LFA_OP_CAST) json_string(w, "new_type", q->new_type);
-  if (op == LFA_OP_REPLACE || op == LFA_OP_OVERLAY) json_u64(w, "fragment_id", q->fragment_id);
+    lfa_json_put_u64(w, "rows_per_file", q->rows_per_file);
+  if (op == LFA_OP_TRACK || op == LFA_OP_RENAME || op == LFA_OP_CAST) lfa_json_put_string(w, "field", q->field);
+  if (op == LFA_OP_TRACK) lfa_json_put_string(w, "assignment", assignment_name(q->assignment));
+  if (op == LFA_OP_RENAME) lfa_json_put_string(w, "new_name", q->new_name);
+  if (op == LFA_OP_CAST) lfa_json_put_string(w, "new_type", q->new_type);
+  if (op == LFA_OP_REPLACE || op == LFA_OP_OVERLAY) lfa_json_put_u64(w, "fragment_id", q->fragment_id);
   size_t to = op == LFA_OP_RESTORE ? step_of(committer, n, q->version) : SIZE_MAX;
-  if (op == LFA_OP_RESTORE && to != SIZE_MAX) json_u64(w, "to_step", to);
-  else if (op == LFA_OP_RESTORE) json_u64(w, "version", q->version);
-  if (op == LFA_OP_CLONE && q->deep) json_bool(w, "deep", true);
+  if (op == LFA_OP_RESTORE && to != SIZE_MAX) lfa_json_put_u64(w, "to_step", to);
+  else if (op == LFA_OP_RESTORE) lfa_json_put_u64(w, "version", q->version);
+  if (op == LFA_OP_CLONE && q->deep) lfa_json_put_bool(w, "deep", true);
 }
 
 /* What the oracle expects of one step: its answer, and its state after. */
-static void json_expectation(json_writer *w, const or_prediction *p, bool conflict_ok, const lfa_scenario_check *c) {
+static void json_expectation(lfa_json_writer *w, const or_prediction *p, bool conflict_ok, const lfa_scenario_check *c) {
   if (p->refuse) {
-    json_string(w, "expect", conflict_ok ? "conflict" : "refused");
-    if (p->rule && !conflict_ok) json_string(w, "expect_rule", p->rule);
+    lfa_json_put_string(w, "expect", conflict_ok ? "conflict" : "refused");
+    if (p->rule && !conflict_ok) lfa_json_put_string(w, "expect_rule", p->rule);
   }
   json_check(w, c);
 }
@@ -262,7 +262,7 @@ static void json_expectation(json_writer *w, const or_prediction *p, bool confli
  * the structure replace and overlay need). For a concurrent pair the
  * second step's expectation is the serial order first;second when the
  * oracle accepts both, else a conflict. */
-static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *arena, ej_context ctx) {
+static bool write_steps(lfa_json_writer *w, const lfa_explore_result *r, lfa_arena *arena, ej_context ctx) {
   lfa_history h;
   ej_instance *j = ej_open(&ctx);
   lfa_error err = {0};
@@ -283,27 +283,27 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
     lfa_scenario_check c;
     ok = ej_observe(&c, arena, j);
     if (i == 0) {
-      json_open_object(w, "setup");
-      json_bool(w, "stable_row_ids", q.stable_row_ids);
+      lfa_json_open_object(w, "setup");
+      lfa_json_put_bool(w, "stable_row_ids", q.stable_row_ids);
       json_new_fields(w, "fields", &q);
       json_keys(w, "rows", q.rows);
       json_names(w, "supplied", q.fields);
-      json_u64(w, "rows_per_fragment", q.rows_per_file);
+      lfa_json_put_u64(w, "rows_per_fragment", q.rows_per_file);
       if (ok) json_check(w, &c);
-      json_close_object(w);
-      json_open_array(w, "steps");
+      lfa_json_close_object(w);
+      lfa_json_open_array(w, "steps");
     } else {
-      json_open_object(w, NULL);
+      lfa_json_open_object(w, NULL);
       json_request(w, &q, committer, n_versions);
-      if (m->read_version) json_u64(w, "read_step", step_of(committer, n_versions, m->read_version));
+      if (m->read_version) lfa_json_put_u64(w, "read_step", step_of(committer, n_versions, m->read_version));
       if (ok) json_expectation(w, &p, m->read_version != 0, &c);
-      json_close_object(w);
+      lfa_json_close_object(w);
     }
     size_t before = h.count;
     if (m->read_version == 0) (void)lfa_history_apply(&h, &q, 0, &err); /* for the next step's structure */
     if (h.count > before && h.count < n_versions) committer[h.count] = i;
   }
-  json_close_array(w);
+  lfa_json_close_array(w);
   if (j) lfa_history_close(&h), ej_close(&ctx, j);
   return ok;
 }
@@ -311,11 +311,11 @@ static bool write_steps(json_writer *w, const lfa_explore_result *r, lfa_arena *
 static bool write_scenario(const char *path, const lfa_explore_result *r, ej_context ctx) {
   lfa_fs_out out; /* [FA-STORE-8] created fresh beside it, then renamed: a planted link is not written through */
   if (lfa_fs_out_open(&out, path, NULL) != LFA_OK) return false;
-  json_writer w = {.out = out.f};
+  lfa_json_writer w = {.out = out.f};
   lfa_arena arena = {0};
   char req[32] = "FA-SEM-1";
-  json_open_object(&w, NULL);
-  json_string(&w, "name", "explore_counterexample");
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "name", "explore_counterexample");
   char description[LFA_EXPLORE_DIFF_MAX + 400];
   snprintf(description, sizeof description,
            "Found by lfa explore and shrunk to %zu moves: the reference model and the independent oracle "
@@ -323,13 +323,13 @@ static bool write_scenario(const char *path, const lfa_explore_result *r, ej_con
            "hand from spec/ which side is right, write the derivation here, rename the scenario, then add it to "
            "conformance/scenarios/.",
            r->n_moves, r->diff);
-  json_string(&w, "description", description);
-  json_open_array(&w, "requirements");
-  json_string(&w, NULL, r->failed_concurrent ? "FA-CONC-1" : req);
-  json_close_array(&w);
+  lfa_json_put_string(&w, "description", description);
+  lfa_json_open_array(&w, "requirements");
+  lfa_json_put_string(&w, NULL, r->failed_concurrent ? "FA-CONC-1" : req);
+  lfa_json_close_array(&w);
   bool ok = write_steps(&w, r, &arena, ctx);
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
   lfa_arena_free(&arena);
   if (!ok) return lfa_fs_out_abandon(&out), false;
   return lfa_fs_out_commit(&out, NULL) == LFA_OK;

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "lfa/fs.h"
 #include "lfa/report.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa report DATASET -o FILE [--versions A..B] [--fragments A..B]\n"
@@ -40,7 +40,7 @@ static const char HELP[] =
     "The page names DATASET as given: the report of s3://B/P and that of a\n"
     "local copy of it differ only there (the two are otherwise the same bytes).\n"
     "\n"
-    LFA_CLI_STORE_HELP_DATASET
+    LFA_CLI_DATASET_HELP_DATASET
     "\n"
     "Exit status: 0 written, no error finding; 1 written, with error findings;\n"
     "2 the dataset cannot be listed, no version in range, the field is not\n"
@@ -127,8 +127,8 @@ static int write_out(const report_args *a, const lfa_report *r) {
 int lfa_cli_report(int argc, char **argv) {
   report_args a;
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "report", a.dataset, a.allow_http, a.stats, false)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "report", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.options.fs = store.d.fs;
   lfa_report r;
   lfa_error err = {0};
@@ -136,6 +136,6 @@ int lfa_cli_report(int argc, char **argv) {
   if (lfa_report_collect(&r, a.dataset, &a.options, &err) != LFA_OK) lfa_cli_fail("report", a.dataset, err.msg);
   else code = write_out(&a, &r);
   lfa_report_free(&r);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return code;
 }

@@ -16,7 +16,7 @@
 
 #include "args.h"
 #include "cli.h"
-#include "json.h"
+#include "lfa/document.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/scenario.h"
@@ -124,61 +124,61 @@ static void print_text(const run_args *a, const lfa_scenario *s, const lfa_scena
   else printf("failed: %" PRIu64 " versions in %s\n", versions, a->out_dir);
 }
 
-static void json_step(json_writer *w, const lfa_scenario *s, size_t i, const lfa_scenario_result *r) {
+static void json_step(lfa_json_writer *w, const lfa_scenario *s, size_t i, const lfa_scenario_result *r) {
   const lfa_scenario_step *step = &s->steps[i];
-  json_open_object(w, NULL);
-  json_u64(w, "step", i);
-  json_string(w, "op", lfa_scenario_op_name(step->request.op));
-  json_u64(w, "line", step->line);
-  json_string(w, "expect", lfa_scenario_outcome_name(step->expect));
-  json_string(w, "expect_rule", step->expect_rule);
-  json_string(w, "outcome", lfa_scenario_outcome_name(r->outcome));
-  json_string(w, "rule", r->rule);
-  json_string(w, "reason", r->outcome == LFA_SCENARIO_OK ? NULL : r->reason);
-  json_u64(w, "head", r->head);
-  json_string(w, "check", !step->has_check ? NULL : r->checked ? (r->passed ? "held" : "failed") : "not run");
-  json_bool(w, "passed", r->passed);
-  json_string(w, "failure", r->passed ? NULL : r->failure);
-  json_close_object(w);
+  lfa_json_open_object(w, NULL);
+  lfa_json_put_u64(w, "step", i);
+  lfa_json_put_string(w, "op", lfa_scenario_op_name(step->request.op));
+  lfa_json_put_u64(w, "line", step->line);
+  lfa_json_put_string(w, "expect", lfa_scenario_outcome_name(step->expect));
+  lfa_json_put_string(w, "expect_rule", step->expect_rule);
+  lfa_json_put_string(w, "outcome", lfa_scenario_outcome_name(r->outcome));
+  lfa_json_put_string(w, "rule", r->rule);
+  lfa_json_put_string(w, "reason", r->outcome == LFA_SCENARIO_OK ? NULL : r->reason);
+  lfa_json_put_u64(w, "head", r->head);
+  lfa_json_put_string(w, "check", !step->has_check ? NULL : r->checked ? (r->passed ? "held" : "failed") : "not run");
+  lfa_json_put_bool(w, "passed", r->passed);
+  lfa_json_put_string(w, "failure", r->passed ? NULL : r->failure);
+  lfa_json_close_object(w);
 }
 
 static void print_json(const run_args *a, const lfa_scenario *s, const lfa_scenario_report *rep, uint64_t versions) {
-  json_writer w = {.out = stdout};
-  json_open_object(&w, NULL);
-  json_string(&w, "scenario", a->scenario);
-  json_string(&w, "name", s->name);
-  json_string(&w, "out_dir", a->out_dir);
-  json_bool(&w, "passed", rep->passed);
-  json_u64(&w, "versions", versions);
-  json_open_array(&w, "steps");
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "scenario", a->scenario);
+  lfa_json_put_string(&w, "name", s->name);
+  lfa_json_put_string(&w, "out_dir", a->out_dir);
+  lfa_json_put_bool(&w, "passed", rep->passed);
+  lfa_json_put_u64(&w, "versions", versions);
+  lfa_json_open_array(&w, "steps");
   for (size_t i = 0; i < rep->n_results; i++) json_step(&w, s, i, &rep->results[i]);
-  json_close_array(&w);
+  lfa_json_close_array(&w);
   if (rep->passed) {
-    json_null(&w, "failure");
+    lfa_json_put_null(&w, "failure");
   } else {
     size_t f = rep->n_results - 1;
     char label[128];
     lfa_scenario_step_label(label, sizeof label, s, f);
-    json_open_object(&w, "failure");
-    json_u64(&w, "step", f);
-    json_string(&w, "label", label);
-    json_string(&w, "message", rep->results[f].failure);
-    json_close_object(&w);
+    lfa_json_open_object(&w, "failure");
+    lfa_json_put_u64(&w, "step", f);
+    lfa_json_put_string(&w, "label", label);
+    lfa_json_put_string(&w, "message", rep->results[f].failure);
+    lfa_json_close_object(&w);
   }
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }
 
 /* With --json, unusable input is a document too: {"scenario", "verdict":
  * "invalid", "error"} (the error object of every lfa JSON output). */
 static void print_json_invalid(const run_args *a, const lfa_error *err) {
-  json_writer w = {.out = stdout};
-  json_open_object(&w, NULL);
-  json_string(&w, "scenario", a->scenario);
-  json_string(&w, "verdict", "invalid");
-  json_error(&w, "error", err);
-  json_close_object(&w);
-  json_finish(&w);
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_json_put_string(&w, "scenario", a->scenario);
+  lfa_json_put_string(&w, "verdict", "invalid");
+  lfa_json_put_error(&w, "error", err);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
 }
 
 /* A scenario is named after its file, as the suite requires of every

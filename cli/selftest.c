@@ -1,4 +1,4 @@
-/* selftest.c: `lfa conformance --self-test` (conformance.h). The adapter
+/* selftest.c: `lfa conformance --self-test` (selftest.h). The adapter
  * runs a handful of the suite's scenarios, chosen to exercise each duty of
  * the protocol (conformance/README.md, "Adapter protocol"): checks after
  * steps, refusals followed by further steps, a conflict built against an
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "conformance.h"
+#include "selftest.h"
 #include "lfa/escape.h"
 
 static const char *const SELF_TEST[] = {

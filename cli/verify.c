@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "lfa/fs.h"
 #include "lfa/verify.h"
-#include "store.h"
+#include "dataset_arg.h"
 
 static const char HELP[] =
     "usage: lfa verify DATASET [--json] [--junit FILE] [--from V] [--to V]\n"
@@ -73,7 +73,7 @@ static const char HELP_MORE[] =
     "                64-bit FNV-1a digests; else an error finding (FA-VERIFY-7).\n"
     "                Without the file, every version is checked. STATEFILE is\n"
     "                written only after a run without error. Not with --from.\n"
-    LFA_CLI_STORE_HELP_OPTIONS
+    LFA_CLI_DATASET_HELP_OPTIONS
     "  --full        check every snapshot from scratch. By default a root,\n"
     "                bitmap or deletion file already verified in this run\n"
     "                (same resolved path and size) is not read or decoded\n"
@@ -178,20 +178,30 @@ static bool write_state(const char *path, const lfa_verify_state *s) {
   return st == LFA_OK;
 }
 
+/* The report (lfa/verify.h), with --stats its "stats" last. */
+static void print_json(const lfa_cli_dataset *store, const lfa_verify_result *r, const char *dataset) {
+  lfa_json_writer w = {.out = stdout};
+  lfa_json_open_object(&w, NULL);
+  lfa_verify_put_json(&w, r, dataset);
+  lfa_cli_dataset_put_stats(store, &w);
+  lfa_json_close_object(&w);
+  lfa_json_finish(&w);
+}
+
 int lfa_cli_verify(int argc, char **argv) {
   verify_args a;
   if (!parse_args(&a, argc, argv)) return LFA_EXIT_UNUSABLE;
   if (a.state_file != NULL && !read_state(&a)) return LFA_EXIT_UNUSABLE;
   lfa_verify_result r;
   lfa_error err = {0};
-  lfa_cli_store store;
-  if (!lfa_cli_store_open(&store, "verify", a.dataset, a.allow_http, a.stats, a.json)) return LFA_EXIT_UNUSABLE;
+  lfa_cli_dataset store;
+  if (!lfa_cli_dataset_open(&store, "verify", a.dataset, a.allow_http, a.stats)) return LFA_EXIT_UNUSABLE;
   a.range.fs = store.d.fs;
   int status = LFA_EXIT_UNUSABLE;
   if (lfa_verify_dataset(&r, a.dataset, &a.range, &err) != LFA_OK) {
     lfa_cli_fail("verify", a.dataset, err.msg);
   } else if (a.junit == NULL || write_junit(a.junit, &r, a.dataset)) {
-    if (a.json) lfa_verify_print_json(lfa_cli_store_json(&store), &r, a.dataset);
+    if (a.json) print_json(&store, &r, a.dataset);
     else lfa_verify_print_text(stdout, &r, a.dataset);
     status = lfa_findings_count(&r.findings, LFA_SEVERITY_ERROR) > 0 ? LFA_EXIT_FINDINGS
              : lfa_findings_find(&r.findings, "FA-VERIFY-8", LFA_SEVERITY_INFO) ? LFA_EXIT_NOT_CHECKED /* [FA-VERIFY-8] */
@@ -202,6 +212,6 @@ int lfa_cli_verify(int argc, char **argv) {
   else if (a.state_file != NULL && status == LFA_EXIT_FINDINGS)
     fprintf(stderr, "lfa verify: %s kept as it was: this run has error findings\n", a.state_file);
   lfa_verify_result_free(&r);
-  lfa_cli_store_close(&store);
+  lfa_cli_dataset_close(&store);
   return status;
 }

@@ -25,7 +25,7 @@ for f in tests/schema/*.observations.json; do
   printf '#!/bin/sh\nmkdir "$2/dataset"; cp %s "$2/observations.json"\n' "$(pwd)/$f" >"$tmp/give_$n.sh"
   chmod +x "$tmp/give_$n.sh"
   check "lfa conformance finds $n's observations unusable too" bash -c "
-    '$lfa' conformance --filter delete_changes_no_state --adapter '$tmp/give_$n.sh' >'$tmp/o' 2>/dev/null
+    LFA='$lfa' '$lfa' conformance --filter delete_changes_no_state --adapter '$tmp/give_$n.sh' >'$tmp/o' 2>/dev/null
     test \$? -eq 1 && grep -q 'fail: unusable observations' '$tmp/o'"
 done
 
@@ -109,4 +109,47 @@ done
 check "the validator judges a document by a keyword our schemas do not use (maxProperties)" bash -c "
   scripts/check_schema.py --expect-invalid '$tmp/max.json' '$tmp/two.json' >/dev/null &&
   scripts/check_schema.py '$tmp/max.json' '$tmp/d.json' >/dev/null"
+# One shape of a finding (lfa/verify.h lfa_finding_put_json): lfa verify
+# --json against its schema, with findings that have a field, a fragment
+# and rows, and with --stats; a finding in conformance's older shape
+# (offsets for rows, no field) is invalid. A scenario whose writer leaves an
+# orphan root (a FA-CLEAN-10 warning) gives conformance --json a finding
+# that is the verifier's own, member for member, plus keys and text.
+V=conformance/schema/verify.schema.json
+check "lfa verify --json is valid (findings with field and rows; --stats)" bash -c "
+  '$lfa' verify --json conformance/invalid/op4_append_stored_field_unassigned >'$tmp/v1.json'; test \$? -eq 1 &&
+  '$lfa' sample '$tmp/vs' >/dev/null && '$lfa' verify --json --stats '$tmp/vs' >'$tmp/v2.json' 2>/dev/null &&
+  scripts/check_schema.py $V '$tmp/v1.json' '$tmp/v2.json' &&
+  python3 -c \"
+import json
+f = json.load(open('$tmp/v1.json'))['findings']
+assert [x for x in f if x['rows'] and x['field'] and x['fragment_id'] is not None], f
+assert json.load(open('$tmp/v2.json'))['stats']['backend'] == 'local'\""
+check "a verify finding with offsets for rows, or without field, is invalid" bash -c "
+  python3 -c \"
+import json
+d = json.load(open('$tmp/v1.json'))
+d['findings'][0]['offsets'] = d['findings'][0].pop('rows')
+json.dump(d, open('$tmp/v_bad1.json', 'w'))
+d = json.load(open('$tmp/v1.json'))
+del d['findings'][0]['field']
+json.dump(d, open('$tmp/v_bad2.json', 'w'))\" &&
+  scripts/check_schema.py --expect-invalid $V '$tmp/v_bad1.json' '$tmp/v_bad2.json'"
+mk orphan.sh '"$LFA" adapter "$1" "$2" || exit $?
+f="$2/dataset/_field_assignments/roots/1/00000000-0000-4000-8000-000000000000.root"
+mkdir -p "${f%/*}" && : >"$f" && touch -d "30 days ago" "$f"'
+check "a conformance finding is the verifier's, plus keys and text, and valid" bash -c "
+  LFA='$lfa' '$lfa' conformance --filter delete_changes_no_state --adapter '$tmp/orphan.sh' --work '$tmp/cw' --json >'$tmp/r4.json' &&
+  '$lfa' verify --json '$tmp/cw/delete_changes_no_state/dataset' >'$tmp/v4.json' &&
+  scripts/check_schema.py $S/report.schema.json '$tmp/r4.json' &&
+  python3 -c \"
+import json
+c = json.load(open('$tmp/r4.json'))['scenarios'][0]['findings']
+v = json.load(open('$tmp/v4.json'))['findings']
+assert len(c) == 1 and c[0]['rule'] == 'FA-CLEAN-10' and c[0]['severity'] == 'warning', c
+assert c[0]['keys'] is None and c[0]['text'].startswith('version '), c
+assert [{k: x[k] for k in x if k not in ('keys', 'text')} for x in c] == v, (c, v)\""
+check "the validator refuses a keyword it does not implement" bash -c "
+  echo '{\"type\": \"object\", \"maxProperties\": 1}' >'$tmp/s.json' && echo '{}' >'$tmp/d.json'
+  scripts/check_schema.py '$tmp/s.json' '$tmp/d.json'; test \$? -eq 2"
 finish

@@ -1,6 +1,6 @@
 /* json.h: a small, strict JSON reader (RFC 8259), for the files lfa reads
  * as input: conformance scenarios (lfa/scenario.h) and, later, adapter
- * observations. The output side is cli/json.h.
+ * observations. The output side is lfa/document.h.
  *
  * Strict on purpose: a scenario is a contract between the people who wrote
  * it and every writer that runs it, so anything a lenient reader would

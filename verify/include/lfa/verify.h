@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lfa/document.h"
 #include "lfa/error.h"
 #include "lfa/fs.h"
 #include "lfa/objects.h"
@@ -168,11 +169,21 @@ lfa_status lfa_verify_dataset(lfa_verify_result *out, const char *dir, const lfa
                               lfa_error *err);
 void lfa_verify_result_free(lfa_verify_result *result);
 
-/* Renderings (report.c). The JSON shape is documented in
- * docs/commands/verify.md and only grows. JUnit: one test case per version checked,
- * failed when that version has an error finding. */
+/* Renderings (report.c), through the one document writer
+ * (lfa/document.h). The JSON shape is documented in
+ * docs/commands/verify.md and conformance/schema/verify.schema.json, and only grows.
+ * JUnit: one test case per version checked, failed when that version has
+ * an error finding. */
 void lfa_verify_print_text(FILE *out, const lfa_verify_result *result, const char *dataset);
 void lfa_verify_print_json(FILE *out, const lfa_verify_result *result, const char *dataset);
+/* The members of the report's JSON object, into the object `w` has open
+ * (for a caller that adds its own, like --stats). */
+void lfa_verify_put_json(lfa_json_writer *w, const lfa_verify_result *result, const char *dataset);
+/* The members of one finding's JSON object, into the flow object `w` has
+ * open: rule, severity, version, file, field_id, field (its name), fragment_id,
+ * rows (row offsets in the fragment), message. The one shape of a finding
+ * in every lfa document (`lfa verify --json`, `lfa conformance --json`). */
+void lfa_finding_put_json(lfa_json_writer *w, const lfa_finding *finding);
 void lfa_verify_print_junit(FILE *out, const lfa_verify_result *result, const char *dataset);
 
 #endif

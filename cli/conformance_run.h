@@ -1,9 +1,11 @@
-/* conformance.h: what the parts of `lfa conformance` share: the runner
- * (conformance.c), its reports (conformance_out.c) and the adapter
- * self-test (selftest.c). Each scenario's result is an
+/* conformance_run.h: the runner of `lfa conformance` (conformance_run.c):
+ * one scenario through the adapter, judged and verified, and the verdicts
+ * the reports (conformance_out.h) and the self-test (selftest.h) read. The
+ * command (conformance.c) uses all three; this one uses none of them, so
+ * the parts of the command form no circle. Each scenario's result is an
  * lfa_conformance_case (lfa/conformance.h), which every report renders. */
-#ifndef LFA_CLI_CONFORMANCE_H
-#define LFA_CLI_CONFORMANCE_H
+#ifndef LFA_CLI_CONFORMANCE_RUN_H
+#define LFA_CLI_CONFORMANCE_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,21 +53,5 @@ bool conf_is_bad(lfa_conformance_verdict v); /* fail, crash, timeout */
 bool conf_is_pass(lfa_conformance_verdict v);
 tally conf_count(const suite_run *r);
 const char *conf_adapter_name(const suite_run *r);
-
-/* The reports (conformance_out.c). */
-void conf_print_text(const suite_run *r, const tally *t);
-void conf_print_tap(const suite_run *r, const tally *t);
-/* The page of a scenario that did not pass (lfa conformance --html,
- * conformance_case.c): at its failing step, expected against observed,
- * then its findings; `dataset_page` (or NULL) links the report of the
- * dataset it wrote. */
-void conf_case_html(FILE *out, const lfa_conformance_case *c, const char *adapter, const char *dataset_page);
-void conf_print_json(const suite_run *r, const tally *t);
-lfa_status conf_write_junit(const suite_run *r, const tally *t, lfa_error *err);
-/* --html DIR (conformance_html.c): a page per scenario that did not pass. */
-lfa_status conf_write_html(const suite_run *r, const tally *t, const char *dir, lfa_error *err);
-
-/* `lfa conformance --self-test` (selftest.c): exit status. */
-int conf_self_test(suite_run *r);
 
 #endif
