@@ -1,6 +1,6 @@
 /* explore.c: `lfa explore`, every small history checked (harness/lfa/explore.h),
- * the reference model held to the independent oracle (tests/oracle.c,
- * through tests/explore_judge.h). A disagreement is printed as its
+ * the reference model held to the independent oracle (lfa/oracle.h,
+ * through lfa/explore_judge.h). A disagreement is printed as its
  * shrunk history and, with --scenario, written as a conformance scenario
  * (conformance/SCENARIOS.md) whose expectations are the oracle's. */
 #include <inttypes.h>
@@ -9,13 +9,13 @@
 
 #include "args.h"
 #include "cli.h"
-#include "explore_judge.h"
 #include "json.h"
 #include "lfa/explore.h"
+#include "lfa/explore_judge.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
+#include "lfa/oracle_gen.h"
 #include "lfa/scenario.h"
-#include "oracle_gen.h"
 
 static const char HELP[] =
     "usage: lfa explore [--depth K] [--mode address|stable|both] [--concurrent]\n"

@@ -579,7 +579,7 @@ static bool same_state(const lfa_table *got, const lfa_table *model, const or_st
   for (size_t i = 0; i < o->n_fields; i++) {
     if (!o->fields[i].tracked) continue;
     tracked++;
-    size_t mi = model_field(model, o->fields[i].path);
+    size_t mi = or_model_field(model, o->fields[i].path);
     FUZZ_ASSERT(mi != SIZE_MAX, "the model lacks a field of the oracle (checked before the fault)");
     int32_t id = model->fields[mi].id;
     const lfa_field_state *s = lfa_table_tracked(got, id);

@@ -14,7 +14,7 @@
 #include "lfa/load.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
-#include "lfa/sample.h"
+#include "lfa/fixtures.h"
 
 static void assert_same_structure(const lfa_table *got, const lfa_table *want) {
   assert_int_equal(got->version, want->version);
@@ -102,7 +102,7 @@ static void test_FA_OP_3_sample_rebuilt(void **state) {
   assert_non_null(mkdtemp(dir));
   strcat(dir, "/ds");
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
   replay(dir, 5);
   *strrchr(dir, '/') = '\0';
   char cmd[128];

@@ -20,7 +20,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "every_commit.h"
+#include "lfa/fixtures.h"
 #include "lfa/bitmap.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
@@ -28,7 +28,6 @@
 #include "lfa/pb.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
-#include "lfa/sample.h"
 #include "lfa/transaction.h"
 #include "lfa/verify.h"
 
@@ -57,7 +56,7 @@ static void temp_dataset(char *dir) {
 static void make_sample(char *dir) {
   temp_dataset(dir);
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
 }
 
 static void copy_example(char *dir) {
@@ -475,12 +474,12 @@ enum { RESTORE_VERSION = 8 };
  * update, append, row-moving update with an invalidation, delete,
  * compaction, invalidation only, restore (version 8), rename, index. */
 static void write_history(const char *dir, bool stable) {
-  lfa_request steps[EVERY_COMMIT_STEPS];
-  every_commit_steps(steps, stable);
+  lfa_request steps[LFA_FIXTURE_EVERY_COMMIT_STEPS];
+  lfa_fixture_every_commit(steps, stable);
   lfa_history h;
   lfa_error err = {0};
   assert_ok(lfa_history_open(&h, dir, 42, &err), &err);
-  for (size_t i = 0; i < EVERY_COMMIT_STEPS; i++)
+  for (size_t i = 0; i < LFA_FIXTURE_EVERY_COMMIT_STEPS; i++)
     if (lfa_history_apply(&h, &steps[i], 0, &err) != LFA_OK)
       fail_msg("step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
   lfa_history_close(&h);
