@@ -73,14 +73,15 @@ static bool transaction_rel(char *out, size_t cap, const Lance__Table__Manifest 
   return n > 0 && (size_t)n < cap;
 }
 
-lfa_status lfa_edit_load_transaction(lfa_edit *e, lfa_error *err) {
+lfa_status lfa_edit_load_transaction(lfa_manifest_file *file, const lfa_fs *fs, const char *dir, lfa_error *err) {
   char rel[LFA_PATH_BYTES_MAX];
-  if (e->file.transaction != NULL) return LFA_OK;
-  if (!transaction_rel(rel, sizeof rel, e->file.manifest))
-    return lfa_fail(err, LFA_ERR_USAGE, NULL, "%s: no inline transaction and no transaction file", e->rel);
+  if (file->transaction != NULL) return LFA_OK;
+  if (!transaction_rel(rel, sizeof rel, file->manifest))
+    return lfa_fail(err, LFA_ERR_USAGE, NULL, "version %" PRIu64 ": no inline transaction and no transaction file",
+                    file->manifest->version);
   lfa_buf b = {0};
-  lfa_status st = lfa_edit_read(&b, e->fs, e->dir, rel, LFA_TRANSACTION_BYTES_MAX, err);
-  if (st == LFA_OK) st = lfa_transaction_decode(&e->file.transaction, b.data, b.len, err);
+  lfa_status st = lfa_edit_read(&b, fs, dir, rel, LFA_TRANSACTION_BYTES_MAX, err);
+  if (st == LFA_OK) st = lfa_transaction_decode(&file->transaction, b.data, b.len, err);
   if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
   lfa_buf_free(&b);
   return st;

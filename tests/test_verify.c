@@ -20,8 +20,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "lfa/fixtures.h"
 #include "lfa/bitmap.h"
+#include "lfa/edit.h"
+#include "lfa/fixtures.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -73,11 +74,8 @@ static void remove_tree(const char *dir) {
 }
 
 static void put_file(const char *dir, const char *rel, const uint8_t *data, size_t len) {
-  char path[LFA_PATH_BYTES_MAX];
   lfa_error err = {0};
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  unlink(path);
-  assert_ok(lfa_fs_write_new(path, data, len, &err), &err);
+  assert_ok(lfa_edit_replace(NULL, dir, rel, data, len, &err), &err);
 }
 
 /* ---- verifying ------------------------------------------------------------------------ */
@@ -163,35 +161,19 @@ typedef void (*edit_fn)(lfa_manifest_file *mf, const char *dir, void *ctx);
 
 /* Decodes version v, lets `fix` edit it, writes it back. */
 static void edit_version(const char *dir, uint64_t v, edit_fn fix, void *ctx) {
-  char path[LFA_PATH_BYTES_MAX], rel[64];
-  lfa_buf b = {0};
   lfa_error err = {0};
-  lfa_manifest_file mf;
-  snprintf(rel, sizeof rel, "_versions/%llu.manifest", (unsigned long long)v);
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
-  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
-  fix(&mf, dir, ctx);
-  b.len = 0;
-  assert_ok(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, &err), &err);
-  put_file(dir, rel, b.data, b.len);
-  lfa_manifest_file_free(&mf);
-  lfa_buf_free(&b);
+  lfa_edit e;
+  assert_ok(lfa_edit_open(&e, NULL, dir, v, &err), &err);
+  fix(&e.file, dir, ctx);
+  assert_ok(lfa_edit_save(&e, &err), &err);
+  lfa_edit_close(&e);
 }
 
 /* The version's transaction, made inline so that it can be edited (the
  * `.txn` file is no longer named, so the two never disagree). */
 static Txn *txn_to_edit(lfa_manifest_file *mf, const char *dir) {
-  const char *name = mf->manifest->transaction_file;
-  if (mf->transaction == NULL) {
-    char path[LFA_PATH_BYTES_MAX];
-    lfa_buf b = {0};
-    lfa_error err = {0};
-    snprintf(path, sizeof path, "%s/_transactions/%s", dir, name);
-    assert_ok(lfa_fs_read(&b, path, LFA_TRANSACTION_BYTES_MAX, &err), &err);
-    assert_ok(lfa_transaction_decode(&mf->transaction, b.data, b.len, &err), &err);
-    lfa_buf_free(&b);
-  }
+  lfa_error err = {0};
+  assert_ok(lfa_edit_load_transaction(mf, NULL, dir, &err), &err);
   set_string(&mf->manifest->transaction_file, "");
   return mf->transaction;
 }
@@ -563,13 +545,10 @@ static void drop_moved_row(lfa_manifest_file *mf, const char *dir, void *ctx) {
   for (size_t k = 0; k < m->n_field_assignment_states; k++)
     if (m->field_assignment_states[k]->field_id == TAG) d = m->field_assignment_states[k];
   assert_non_null(d);
-  char path[LFA_PATH_BYTES_MAX], rel[160];
-  lfa_buf b = {0};
+  char rel[160];
   lfa_error err = {0};
   lfa_root *root = NULL;
-  snprintf(path, sizeof path, "%s/%s", dir, d->root->path);
-  assert_ok(lfa_fs_read(&b, path, 1 << 20, &err), &err);
-  assert_ok(lfa_root_decode(&root, b.data, b.len, &err), &err);
+  assert_ok(lfa_edit_read_root(&root, NULL, dir, d->root->path, &err), &err);
   lfa_root_entry *e = NULL;
   for (size_t k = 0; k < root->n_fragments; k++)
     if (root->fragments[k]->fragment_id == frag->id) e = root->fragments[k];
@@ -581,14 +560,12 @@ static void drop_moved_row(lfa_manifest_file *mf, const char *dir, void *ctx) {
   file.path = rel, file.size_bytes = bm.len, file.has_size_bytes = true;
   e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL;
   e->partial = clone_msg(&file); /* freed with the root */
-  b.len = 0;
-  assert_ok(lfa_root_encode(&b, root, &err), &err);
+  uint64_t size = 0;
   snprintf(rel, sizeof rel, "_field_assignments/roots/%d/feedface-0000-4000-8000-00000000d00d.root", TAG);
-  put_file(dir, rel, b.data, b.len);
+  assert_ok(lfa_edit_put_root(NULL, dir, rel, root, &size, &err), &err);
   set_string(&d->root->path, rel);
-  d->root->size_bytes = b.len, d->root->has_size_bytes = true;
+  d->root->size_bytes = size, d->root->has_size_bytes = true;
   lfa_root_free(root);
-  lfa_buf_free(&b);
   lfa_buf_free(&bm);
 }
 

@@ -62,10 +62,11 @@ lfa_status lfa_edit_open(lfa_edit *e, const lfa_fs *fs, const char *dir, uint64_
  * is left to close. */
 lfa_status lfa_edit_open_file(lfa_edit *e, const lfa_fs *fs, const char *dir, const char *rel, lfa_error *err);
 
-/* The version's transaction in e->file.transaction: the inline one, or,
- * when there is none, the `_transactions/` file the manifest names, read
- * and decoded. LFA_ERR_USAGE when the manifest names none. */
-lfa_status lfa_edit_load_transaction(lfa_edit *e, lfa_error *err);
+/* The transaction of manifest file `file` (of dataset `dir`) in
+ * file->transaction: the inline one, or, when there is none, the
+ * `_transactions/` file the manifest names, read and decoded.
+ * LFA_ERR_USAGE when the manifest names none. */
+lfa_status lfa_edit_load_transaction(lfa_manifest_file *file, const lfa_fs *fs, const char *dir, lfa_error *err);
 
 /* Encodes the manifest file again (manifest and inline transaction; the
  * index section is dropped) and puts it at its own name (lfa_edit_replace). */
