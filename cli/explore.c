@@ -319,7 +319,7 @@ static bool write_scenario(const char *path, const lfa_explore_result *r, ej_con
   char description[LFA_EXPLORE_DIFF_MAX + 400];
   snprintf(description, sizeof description,
            "Found by lfa explore and shrunk to %zu moves: the reference model and the independent oracle "
-           "disagree: %s. Every expectation is the oracle's (tests/oracle.c, written from the spec): decide by "
+           "disagree: %s. Every expectation is the oracle's (testkit/oracle.c, written from the spec): decide by "
            "hand from spec/ which side is right, write the derivation here, rename the scenario, then add it to "
            "conformance/scenarios/.",
            r->n_moves, r->diff);

@@ -1,8 +1,8 @@
 /* ops_differential_fuzz.c: the reference model (ref/, an lfa_history
  * written to an in-memory file system) against the independent oracle
- * (tests/oracle.c, written from the spec alone), driven by a
+ * (testkit/oracle.c, written from the spec alone), driven by a
  * structure-aware decoding of the input (fuzz/fuzz_history.h: one byte per
- * decision of the request generator tests/oracle_gen.h shares with
+ * decision of the request generator lfa/oracle_gen.h shares with
  * tests/test_oracle.c; any byte string is a valid sequence).
  *
  * Up to MAX_STEPS requests: CREATE, then one per step while input remains.
