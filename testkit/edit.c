@@ -123,6 +123,16 @@ void lfa_edit_close(lfa_edit *e) { lfa_manifest_file_free(&e->file); }
 
 /* ---- roots and bitmaps -------------------------------------------------------------- */
 
+/* Puts `b`, the object just encoded with status `st`, at `rel`; frees it. */
+static lfa_status put_encoded(const lfa_fs *fs, const char *dir, const char *rel, lfa_status st, lfa_buf *b,
+                              uint64_t *size, lfa_error *err) {
+  if (st == LFA_OK) st = lfa_edit_replace(fs, dir, rel, b->data, b->len, err);
+  if (st == LFA_OK && size != NULL) *size = b->len;
+  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
+  lfa_buf_free(b);
+  return st;
+}
+
 lfa_status lfa_edit_read_root(lfa_root **out, const lfa_fs *fs, const char *dir, const char *rel, lfa_error *err) {
   lfa_buf b = {0};
   *out = NULL;
@@ -136,12 +146,7 @@ lfa_status lfa_edit_read_root(lfa_root **out, const lfa_fs *fs, const char *dir,
 lfa_status lfa_edit_put_root(const lfa_fs *fs, const char *dir, const char *rel, const lfa_root *root, uint64_t *size,
                              lfa_error *err) {
   lfa_buf b = {0};
-  lfa_status st = lfa_root_encode(&b, root, err);
-  if (st == LFA_OK) st = lfa_edit_replace(fs, dir, rel, b.data, b.len, err);
-  if (st == LFA_OK && size != NULL) *size = b.len;
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
-  lfa_buf_free(&b);
-  return st;
+  return put_encoded(fs, dir, rel, lfa_root_encode(&b, root, err), &b, size, err);
 }
 
 lfa_status lfa_edit_read_bitmap(roaring_bitmap_t **out, const lfa_fs *fs, const char *dir, const char *rel,
@@ -158,10 +163,5 @@ lfa_status lfa_edit_read_bitmap(roaring_bitmap_t **out, const lfa_fs *fs, const 
 lfa_status lfa_edit_put_bitmap(const lfa_fs *fs, const char *dir, const char *rel, const roaring_bitmap_t *bitmap,
                                uint64_t *size, lfa_error *err) {
   lfa_buf b = {0};
-  lfa_status st = lfa_bitmap_encode(&b, bitmap, err);
-  if (st == LFA_OK) st = lfa_edit_replace(fs, dir, rel, b.data, b.len, err);
-  if (st == LFA_OK && size != NULL) *size = b.len;
-  if (st != LFA_OK) lfa_error_prefix(err, "%s", rel);
-  lfa_buf_free(&b);
-  return st;
+  return put_encoded(fs, dir, rel, lfa_bitmap_encode(&b, bitmap, err), &b, size, err);
 }
