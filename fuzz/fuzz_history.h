@@ -5,7 +5,7 @@
  * bytes, reading versions back, and the verifier run on the written history.
  *
  * Decoding: every byte is one decision of the request generator shared
- * with tests/test_oracle.c (lfa/oracle_gen.h): an op is a byte modulo the
+ * with tests/testkit/test_oracle.c (lfa/oracle_gen.h): an op is a byte modulo the
  * op count, a field a byte modulo the fields that fit, a live key a byte
  * modulo the live rows, a yes/no a byte against a threshold; bytes past the
  * end read as 0, so any byte string is a valid sequence. The first request

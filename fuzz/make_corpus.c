@@ -536,7 +536,7 @@ static void hand_bitmaps(ctx *c) {
   roaring_bitmap_free(bm);
 
   /* A short run ending at 65535: CRoaring 0.2.66's remove_run_compression
-   * overran its array on it (tests/test_bitmap.c). */
+   * overran its array on it (tests/format/test_bitmap.c). */
   bm = roaring_bitmap_from_range(65000, 65536, 1);
   emit_run_form(c, K_BITMAP, "FA-BITMAP-1-run-form-run-ending-at-65535.rbm", bm);
   roaring_bitmap_free(bm);
@@ -971,7 +971,7 @@ static void fix_sizes(lfa_memfs *m) {
 }
 
 /* Every kind of commit in one history (lfa/fixtures.h, which
- * tests/test_verify.c writes too). */
+ * tests/verify/test_verify.c writes too). */
 static void history_every_commit(ctx *c, bool stable) {
   lfa_request steps[LFA_FIXTURE_EVERY_COMMIT_STEPS];
   lfa_fixture_every_commit(steps, stable);

@@ -4,7 +4,7 @@
  * It is the bundled default that the README's first command dumps, and a
  * fixture for tests. It is scripted by hand against the format layer;
  * every object sits at its upstream path in its upstream encoding. The
- * history (hand-checked in tests/test_dataset.c and tests/cli_dump.sh):
+ * history (hand-checked in tests/io/test_dataset.c and tests/cli/cli_dump.sh):
  *
  *   v1 Overwrite   fragments 0 and 1, 10 rows each, fields id(0), text(1)
  *   v2 Merge       adds nullable `embedding` (2) with no data files, and

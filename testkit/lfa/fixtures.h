@@ -21,7 +21,7 @@
 lfa_status lfa_fixture_write_sample(const char *dir, lfa_error *err);
 
 /* One history with every kind of commit, written the same way by
- * tests/test_verify.c (on disk, verified) and fuzz/make_corpus.c (in
+ * tests/verify/test_verify.c (on disk, verified) and fuzz/make_corpus.c (in
  * memory, as whole_dataset seeds): create, column update, append,
  * row-moving update with an invalidation, delete, compaction, invalidation
  * only, restore of version 3 (as version 8), rename, index. The requests,
@@ -42,7 +42,7 @@ lfa_status lfa_fixture_write_overlays(lfa_history *h, const lfa_fs *fs, const ch
                                       lfa_error *err);
 
 /* The hostile stable-row-id input the snapshot budget exists for
- * (LFA_SNAPSHOT_ROW_IDS_MAX), shared by tests/test_dataset.c and
+ * (LFA_SNAPSHOT_ROW_IDS_MAX), shared by tests/io/test_dataset.c and
  * bench/hostile_sizes.c: `n` row-id sequences of one Range segment each,
  * sequence i covering [i * len, (i + 1) * len), a few bytes apiece however
  * large `len`, packed into out[0 .. n); on failure what was packed stays in

@@ -1,7 +1,7 @@
 /* oracle_compare.h: the model's state (an lfa_table) read for comparison
  * with the oracle's (or_state): schema and tracked fields (FA-OP-1), live
  * keys, and every live row of every tracked field (FA-SEM-1, FA-SEM-2).
- * Shared by tests/test_oracle.c, the fuzz targets of fuzz/fuzz_history.h
+ * Shared by tests/testkit/test_oracle.c, the fuzz targets of fuzz/fuzz_history.h
  * and `lfa explore` (lfa/explore_judge.h); no cmocka (a failure is a false
  * return with `diff` filled). */
 #ifndef LFA_ORACLE_COMPARE_H

@@ -1,6 +1,6 @@
 /* oracle_gen.h: requests for the oracle tests, valid and invalid, over a
  * small nested schema, built from choices a caller supplies: fixed-seed
- * random numbers in tests/test_oracle.c, the fuzzer's input bytes in
+ * random numbers in tests/testkit/test_oracle.c, the fuzzer's input bytes in
  * fuzz/ops_differential_fuzz.c, every choice in turn in `lfa explore`. One
  * generator, so all of them explore the same requests. */
 #ifndef LFA_ORACLE_GEN_H

@@ -167,7 +167,7 @@ check "upstream: the latest is v9" bash -c "
 # No writer of stable row id datasets exists yet, so the test re-encodes the
 # sample's v5 manifest: the protobuf is edited field by field and put back
 # before the unchanged 16-byte footer (the sections before it do not move).
-export LFA_TESTS_DIR="$(cd "$(dirname "$0")" && pwd)"  # where pb_fields.py is
+export LFA_TESTS_DIR="$(cd "$(dirname "$0")/.." && pwd)"  # where pb_fields.py is
 cat >"$tmp/edit.py" <<'PY'
 import os, struct, sys
 sys.path.insert(0, os.environ["LFA_TESTS_DIR"])

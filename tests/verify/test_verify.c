@@ -7,7 +7,7 @@
  * bundled sample, every real Lance dataset in ../shared/lance-test-data,
  * and histories the reference writer writes in both row id modes.
  * Faults: edited manifests, transactions and roots (the pattern of
- * tests/test_dataset.c: decode, edit, encode again).
+ * tests/io/test_dataset.c: decode, edit, encode again).
  * Requirement ids: FA-VERIFY-2, FA-VERIFY-3, FA-VERIFY-5, FA-FLAG-1,
  * FA-FLAG-2, FA-FLAG-6, FA-OP-1, FA-OP-4, FA-STORE-1, FA-STORE-2,
  * FA-STORE-3, FA-STORE-5, FA-ROOT-2, FA-ROOT-3, FA-ROOT-4, FA-ROOT-5,
