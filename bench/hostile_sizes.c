@@ -35,7 +35,7 @@
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
 #include "lfa/root.h"
-#include "../tests/range_sequences.h"
+#include "lfa/fixtures.h"
 #include "lfa/verify.h"
 
 typedef struct measured {
@@ -160,7 +160,7 @@ static int row_ids(const void *arg) {
   lfa_buf seq[FRAGS] = {{0}};
   ProtobufCBinaryData bytes[FRAGS];
   lfa_error err = {0};
-  if (pack_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err) != LFA_OK) return 2;
+  if (lfa_fixture_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err) != LFA_OK) return 2;
   for (size_t i = 0; i < FRAGS; i++) bytes[i] = (ProtobufCBinaryData){seq[i].len, seq[i].data};
   if (!put_manifest(dir, 1, LFA_ROW_IDS_MAX, FRAGS, bytes, NULL)) return 2;
   lfa_snapshot snap;

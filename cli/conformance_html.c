@@ -1,6 +1,6 @@
 /* conformance_html.c: `lfa conformance --html DIR`. For every scenario
  * that failed, crashed or timed out, DIR/NAME.html draws expected against
- * observed at its failing step (report/case.c) and, when its dataset was
+ * observed at its failing step (cli/conformance_case.c) and, when its dataset was
  * kept, DIR/NAME.dataset.html is that dataset's `lfa report` page, where
  * each finding links to its cell. DIR/index.html lists them all. */
 #include <errno.h>

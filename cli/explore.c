@@ -1,6 +1,6 @@
 /* explore.c: `lfa explore`, every small history checked (harness/lfa/explore.h),
- * the reference model held to the independent oracle (tests/oracle.c,
- * through tests/explore_judge.h). A disagreement is printed as its
+ * the reference model held to the independent oracle (lfa/oracle.h,
+ * through lfa/explore_judge.h). A disagreement is printed as its
  * shrunk history and, with --scenario, written as a conformance scenario
  * (conformance/SCENARIOS.md) whose expectations are the oracle's. */
 #include <inttypes.h>
@@ -9,13 +9,13 @@
 
 #include "args.h"
 #include "cli.h"
-#include "explore_judge.h"
 #include "lfa/document.h"
 #include "lfa/explore.h"
+#include "lfa/explore_judge.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
+#include "lfa/oracle_gen.h"
 #include "lfa/scenario.h"
-#include "oracle_gen.h"
 
 static const char HELP[] =
     "usage: lfa explore [--depth K] [--mode address|stable|both] [--concurrent]\n"
@@ -319,7 +319,7 @@ static bool write_scenario(const char *path, const lfa_explore_result *r, ej_con
   char description[LFA_EXPLORE_DIFF_MAX + 400];
   snprintf(description, sizeof description,
            "Found by lfa explore and shrunk to %zu moves: the reference model and the independent oracle "
-           "disagree: %s. Every expectation is the oracle's (tests/oracle.c, written from the spec): decide by "
+           "disagree: %s. Every expectation is the oracle's (testkit/oracle.c, written from the spec): decide by "
            "hand from spec/ which side is right, write the derivation here, rename the scenario, then add it to "
            "conformance/scenarios/.",
            r->n_moves, r->diff);

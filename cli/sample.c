@@ -1,10 +1,10 @@
-/* sample.c: `lfa sample OUT_DIR` (the writer is harness/sample.c). */
+/* sample.c: `lfa sample OUT_DIR` (the writer is testkit/fixtures.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "lfa/fixtures.h"
 #include "lfa/fs.h"
-#include "lfa/sample.h"
 
 static const char HELP[] =
     "usage: lfa sample OUT_DIR\n"
@@ -25,7 +25,7 @@ int lfa_cli_sample(int argc, char **argv) {
     return LFA_EXIT_UNUSABLE;
   }
   lfa_error err = {0};
-  lfa_status st = lfa_sample_write(argv[1], &err);
+  lfa_status st = lfa_fixture_write_sample(argv[1], &err);
   if (st != LFA_OK) {
     fprintf(stderr, "lfa sample: %s\n", err.msg);
     return LFA_EXIT_UNUSABLE;

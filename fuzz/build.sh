@@ -19,8 +19,8 @@
 # The libraries are built by the project's own CMake (release variant, no
 # sanitizer flags of its own: the farm's $CFLAGS bring them), then each
 # target is compiled with $CC and linked with $CXX, as the contract asks
-# (a fuzzing engine may be C++). Targets that include fuzz_history.h also
-# compile the independent oracle, tests/oracle.c (as fuzz/CMakeLists.txt
+# (a fuzzing engine may be C++). Every target links every layer, the
+# testkit's oracle, editor and fixtures among them (as fuzz/CMakeLists.txt
 # does).
 src="${SRC:-}/lfa"
 [ -f "$src/CMakeLists.txt" ] || src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,7 +33,7 @@ rm -rf "$build"
 includes_layers=()
 # CMAKE_BUILD_TYPE=None: no -O2/-g of our own on top of the farm's $CFLAGS.
 CC="$CC" CFLAGS="${CFLAGS:-}" cmake -S "$src" -B "$build" -DLFA_VARIANT=release -DCMAKE_BUILD_TYPE=None
-cmake --build "$build" --target lfa_harness -j"$(nproc)"
+cmake --build "$build" --target lfa_testkit -j"$(nproc)"
 # every layer's library, top first (LAYERS lists them bottom first)
 layer_libs=()
 while read -r name dir _; do
@@ -50,13 +50,9 @@ cp "$lib_roaring" "$OUT/lib/$soname"
 
 for target_src in "$src"/fuzz/*_fuzz.c; do
   target="$(basename "$target_src" _fuzz.c)"
-  includes=(-I"$src/fuzz" "${includes_layers[@]}" -I"$src/tests" -I"$build/gen")
+  includes=(-I"$src/fuzz" "${includes_layers[@]}" -I"$build/gen")
   objects=("$build/$target.o")
   $CC $CFLAGS -std=c11 "${includes[@]}" -c "$target_src" -o "$build/$target.o"
-  if grep -q '#include "fuzz_history.h"' "$target_src"; then
-    $CC $CFLAGS -std=c11 "${includes[@]}" -c "$src/tests/oracle.c" -o "$build/$target.oracle.o"
-    objects+=("$build/$target.oracle.o")
-  fi
   $CXX $CXXFLAGS "${objects[@]}" -o "$OUT/$target" $LIB_FUZZING_ENGINE \
     "${layer_libs[@]}" "$build/liblfa_proto.a" \
     -l:libprotobuf-c.a -l:libzstd.a -lroaring -Wl,-rpath,'$ORIGIN/lib'

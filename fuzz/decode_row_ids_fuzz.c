@@ -6,7 +6,7 @@
  * length (FA-LANCE-7) checked before anything is expanded:
  * lfa_row_ids_decode_rows, which every reader calls. A 2-byte row count
  * keeps expansions small; the limits themselves are tested in
- * tests/test_rowids.c (a sequence of LFA_ROW_IDS_MAX ids takes a second
+ * tests/format/test_rowids.c (a sequence of LFA_ROW_IDS_MAX ids takes a second
  * and 1 GiB under ASan, which is why the decoder now counts first).
  *
  * Checks: no crash, leak or sanitizer report; the status contract of

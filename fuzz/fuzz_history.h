@@ -1,11 +1,11 @@
 /* fuzz_history.h: what the two stateful targets share (ops_differential,
  * verifier_faults): the reference model (an lfa_history written to an
  * in-memory file system, lfa/memfs.h) and the independent oracle
- * (tests/oracle.c) driven side by side by requests decoded from input
+ * (lfa/oracle.h) driven side by side by requests decoded from input
  * bytes, reading versions back, and the verifier run on the written history.
  *
  * Decoding: every byte is one decision of the request generator shared
- * with tests/test_oracle.c (tests/oracle_gen.h): an op is a byte modulo the
+ * with tests/testkit/test_oracle.c (lfa/oracle_gen.h): an op is a byte modulo the
  * op count, a field a byte modulo the fields that fit, a live key a byte
  * modulo the live rows, a yes/no a byte against a threshold; bytes past the
  * end read as 0, so any byte string is a valid sequence. The first request
@@ -20,7 +20,7 @@
  *    or the reverse (a compaction Lance's planning finds no work for may
  *    commit nothing: no row's state changes, FA-REWRITE-1);
  *  - the two hold different numbers of versions;
- *  - the head differs (tests/oracle_compare.h `agree`): row-id mode, field
+ *  - the head differs (lfa/oracle_compare.h `or_agree`): row-id mode, field
  *    paths, tracked fields (FA-OP-1), the set of live keys, and on every
  *    live key every tracked field's state (FA-SEM-1, FA-SEM-2).
  * The targets compare what the writer put in the memfs with the oracle the
@@ -47,9 +47,9 @@
 #include "lfa/snapshot_model.h"
 #include "lfa/table.h"
 #include "lfa/verify.h"
-#include "oracle.h"
-#include "oracle_compare.h"
-#include "oracle_gen.h"
+#include "lfa/oracle.h"
+#include "lfa/oracle_compare.h"
+#include "lfa/oracle_gen.h"
 
 /* The dataset directory of the written history: the root of the memfs. */
 #define FH_DIR "."
@@ -82,7 +82,7 @@ static const lfa_op FH_OPS[] = {
     LFA_OP_OVERLAY,  LFA_OP_RESTORE,  LFA_OP_OVERWRITE, LFA_OP_CLONE,   LFA_OP_CREATE_INDEX, LFA_OP_UPDATE_CONFIG,
 };
 
-static inline lfa_op fh_pick_op(gen *g) { return FH_OPS[rnd(g, (unsigned)(sizeof FH_OPS / sizeof FH_OPS[0]))]; }
+static inline lfa_op fh_pick_op(gen *g) { return FH_OPS[gen_choose(g, (unsigned)(sizeof FH_OPS / sizeof FH_OPS[0]))]; }
 
 /* ---- one run: model, oracle, memfs ------------------------------------------------------ */
 
@@ -133,12 +133,12 @@ static inline void fh_log_request(fh_run *d, const lfa_request *q) {
 /* The live keys of fragment `id` of the model's head: structure the oracle
  * cannot know by itself (which rows share a fragment), never state. */
 static inline or_fragment fh_head_fragment(fh_run *d, uint64_t id) {
-  return fragment_keys(lfa_history_head(&d->h), id, &d->frag_keys, &d->cap_frag_keys);
+  return or_fragment_keys(lfa_history_head(&d->h), id, &d->frag_keys, &d->cap_frag_keys);
 }
 
 /* Model's answer against the prediction; false with d->diff on a mismatch. */
 static inline bool fh_judge(fh_run *d, const or_prediction *p, lfa_status st, const lfa_error *err) {
-  return judge_answer(d->diff, sizeof d->diff, p, st, err);
+  return or_judge_answer(d->diff, sizeof d->diff, p, st, err);
 }
 
 /* Runs `q` on both sides; false with d->diff on a disagreement. */
@@ -167,7 +167,7 @@ static inline bool fh_step(fh_run *d, const lfa_request *q) {
     ok = false;
   }
   const lfa_table *head = lfa_history_head(&d->h);
-  ok = ok && agree(&d->o.head, head, head, d->diff, sizeof d->diff);
+  ok = ok && or_agree(&d->o.head, head, head, d->diff, sizeof d->diff);
   d->last_committed = d->h.count > before;
   return ok;
 }

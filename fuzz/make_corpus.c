@@ -5,7 +5,7 @@
  *   (or: cmake --build BUILD --target corpus)
  *
  * Three sources, every seed checked with its decoder before it is written:
- *  - the sample dataset, written by lfa_sample_write into WORK_DIR/sample
+ *  - the sample dataset, written by lfa_fixture_write_sample into WORK_DIR/sample
  *    (bytes of our encoders, copied as they are), prefix `sample-`;
  *  - the datasets in SHARED_DIR (the upstream layout example and the
  *    lance-test-data releases): every object is decoded and only our
@@ -36,6 +36,7 @@
 #include "lfa/bytes.h"
 #include "lfa/dataset.h"
 #include "lfa/deletion.h"
+#include "lfa/fixtures.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
@@ -46,11 +47,8 @@
 #include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
-#include "lfa/sample.h"
 #include "lfa/transaction.h"
 #include "rowids.pb-c.h"
-
-#include "../tests/every_commit.h"
 
 enum { SEED_BYTES_MAX = 64 * 1024 };
 
@@ -539,7 +537,7 @@ static void hand_bitmaps(ctx *c) {
   roaring_bitmap_free(bm);
 
   /* A short run ending at 65535: CRoaring 0.2.66's remove_run_compression
-   * overran its array on it (tests/test_bitmap.c). */
+   * overran its array on it (tests/format/test_bitmap.c). */
   bm = roaring_bitmap_from_range(65000, 65536, 1);
   emit_run_form(c, K_BITMAP, "FA-BITMAP-1-run-form-run-ending-at-65535.rbm", bm);
   roaring_bitmap_free(bm);
@@ -968,68 +966,28 @@ static void fix_sizes(lfa_memfs *m) {
   }
 }
 
-static const lfa_new_field HISTORY_SCHEMA[] = {
-    {"id", "int64", false, LFA_UNTRACKED},
-    {"emb", "fixed_size_list:float:4", true, LFA_UNASSIGNED},
-    {"payload", "struct", true, LFA_UNTRACKED},
-    {"payload.value", "int32", true, LFA_UNASSIGNED},
-    {"tag", "string", true, LFA_ASSIGNED},
-};
-
-/* Applies `steps` to a history written at `dir` of `m`. */
-static void write_steps(lfa_memfs *m, const char *dir, const lfa_request *steps, size_t n, uint64_t seed,
-                        lfa_history *h) {
-  lfa_error err;
-  check(lfa_history_open_in(h, &m->fs, dir, seed, &err), &err, dir);
-  for (size_t i = 0; i < n; i++) {
-    if (lfa_history_apply(h, &steps[i], 0, &err) != LFA_OK)
-      die("history step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
-  }
-}
-
-/* Every kind of commit in one history (tests/every_commit.h, which
- * tests/test_verify.c writes too). */
+/* Every kind of commit in one history (lfa/fixtures.h, which
+ * tests/verify/test_verify.c writes too). */
 static void history_every_commit(ctx *c, bool stable) {
-  lfa_request steps[EVERY_COMMIT_STEPS];
-  every_commit_steps(steps, stable);
+  lfa_request steps[LFA_FIXTURE_EVERY_COMMIT_STEPS];
+  lfa_fixture_every_commit(steps, stable);
   lfa_memfs m;
   lfa_history h;
+  lfa_error err;
   lfa_memfs_init(&m);
-  write_steps(&m, ".", steps, EVERY_COMMIT_STEPS, 42, &h);
+  check(lfa_history_open_in(&h, &m.fs, ".", 42, &err), &err, "every commit");
+  check(lfa_fixture_apply(&h, steps, LFA_FIXTURE_EVERY_COMMIT_STEPS, &err), &err, "every commit");
   lfa_history_close(&h);
   emit_memfs(c, stable ? "history-every-commit-stable-row-ids.memfs" : "history-every-commit-address.memfs", &m);
   lfa_memfs_free(&m);
-}
-
-/* Schema growth and the writes that name fragments: add columns with data,
- * overlays (FA-OVERLAY-1..3), a data replacement, merge_insert with
- * inserts, a cast, a drop, then a compaction that folds the overlays. */
-static void write_overlays(lfa_memfs *m, const char *dir, size_t max_steps, uint64_t seed, lfa_history *h) {
-  static const uint64_t K1_8[] = {1, 2, 3, 4, 5, 6, 7, 8};
-  static const char *id[] = {"id"}, *emb[] = {"emb"}, *emb_payload[] = {"emb", "payload"}, *c0[] = {"c0"};
-  static const lfa_new_field add[] = {{"c0", "int64", true, LFA_UNASSIGNED}};
-  const lfa_request steps[] = {
-      {.op = LFA_OP_CREATE, .new_fields = HISTORY_SCHEMA, .n_new_fields = 5, .rows = {8, K1_8}, .rows_per_file = 4,
-       .fields = {1, id}},
-      {.op = LFA_OP_ADD_COLUMNS, .new_fields = add, .n_new_fields = 1, .with_data = true},
-      {.op = LFA_OP_OVERLAY, .fragment_id = 0, .rows = {2, (const uint64_t[]){1, 3}}, .fields = {1, emb}},
-      {.op = LFA_OP_OVERLAY, .fragment_id = 1, .rows = {1, (const uint64_t[]){6}}, .fields = {2, emb_payload}},
-      {.op = LFA_OP_REPLACE, .fragment_id = 1, .fields = {1, c0}},
-      {.op = LFA_OP_MERGE_INSERT, .rows = {2, (const uint64_t[]){2, 7}}, .inserts = {1, (const uint64_t[]){9}},
-       .fields = {1, emb}},
-      {.op = LFA_OP_CAST, .field = "payload.value", .new_type = "int64"},
-      {.op = LFA_OP_DROP, .fields = {1, c0}},
-      {.op = LFA_OP_COMPACT},
-  };
-  size_t n = sizeof steps / sizeof steps[0];
-  write_steps(m, dir, steps, n < max_steps ? n : max_steps, seed, h);
 }
 
 static void history_overlays(ctx *c) {
   lfa_memfs m;
   lfa_history h;
   lfa_memfs_init(&m);
-  write_overlays(&m, ".", SIZE_MAX, 43, &h);
+  lfa_error err;
+  check(lfa_fixture_write_overlays(&h, &m.fs, ".", SIZE_MAX, 43, &err), &err, "overlays");
   lfa_history_close(&h);
   emit_memfs(c, "history-overlay-replace-merge-cast-drop.memfs", &m);
   lfa_memfs_free(&m);
@@ -1044,7 +1002,7 @@ static void history_clone(ctx *c, bool deep) {
   lfa_error err;
   lfa_memfs_init(&m);
   lfa_memfs_init(&rooted);
-  write_overlays(&m, "src", 6, 44, &src);
+  check(lfa_fixture_write_overlays(&src, &m.fs, "src", 6, 44, &err), &err, "overlays");
   check(lfa_history_clone(&clone, &src, 4, "clone", deep, 45, &err), &err, "clone");
   lfa_history_close(&clone);
   lfa_history_close(&src);
@@ -1222,7 +1180,7 @@ int main(int argc, char **argv) {
   if (mkdir(work, 0777) != 0 && errno != EEXIST) die("cannot create %s", work);
   fit(dir, sizeof dir, "%s/sample", work);
   if (lfa_fs_exists(dir)) die("%s exists: give an empty WORK_DIR", dir);
-  check(lfa_sample_write(dir, &err), &err, "lfa_sample_write");
+  check(lfa_fixture_write_sample(dir, &err), &err, "lfa_fixture_write_sample");
   dataset sample = {dir, "sample", false, false};
   seeds_of_dataset(&c, &sample);
 

@@ -1,9 +1,9 @@
 /* ops_differential_fuzz.c: the reference model (ref/, an lfa_history
  * written to an in-memory file system) against the independent oracle
- * (tests/oracle.c, written from the spec alone), driven by a
+ * (testkit/oracle.c, written from the spec alone), driven by a
  * structure-aware decoding of the input (fuzz/fuzz_history.h: one byte per
- * decision of the request generator tests/oracle_gen.h shares with
- * tests/test_oracle.c; any byte string is a valid sequence).
+ * decision of the request generator lfa/oracle_gen.h shares with
+ * tests/testkit/test_oracle.c; any byte string is a valid sequence).
  *
  * Up to MAX_STEPS requests: CREATE, then one per step while input remains.
  * Aborts (the request sequence and the first difference printed first):
@@ -36,7 +36,7 @@
  * ends at its last commit. MAX_STEPS = 6 (a create and five operations):
  * with the library's own costs cut (fuzz/README.md), 8 steps still ran at
  * about 455 exec/s and 6 at about 570, with the same edges. Longer
- * sequences are tests/test_oracle.c's: 10,000 seeded ones of 3 to 12
+ * sequences are tests/testkit/test_oracle.c's: 10,000 seeded ones of 3 to 12
  * steps, some read back from disk version by version. The options turn
  * libFuzzer's entropic scheduling off: with some 20,000 coverage features
  * per input its bookkeeping took about a third of the CPU. No file I/O
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   /* the on-disk round trip: the head as the verifier's reader loaded it */
   const lfa_table *head = lfa_history_head(&d->h);
-  if (!agree(&d->o.head, &r.last, head, d->diff, sizeof d->diff)) {
+  if (!or_agree(&d->o.head, &r.last, head, d->diff, sizeof d->diff)) {
     fprintf(stderr, "ops_differential: version %" PRIu64 " read back disagrees\nsequence:\n%s  first difference: %s\n",
             head->version, d->log, d->diff);
     FUZZ_ASSERT(false, "the written head reads back different from the oracle");

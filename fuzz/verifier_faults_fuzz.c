@@ -2,9 +2,9 @@
  * report it unless the live-row state is unchanged.
  *
  * Input: byte 0 is L; bytes 1..L drive the request generator of
- * fuzz/fuzz_history.h (tests/oracle_gen.h; up to MAX_STEPS requests, the
+ * fuzz/fuzz_history.h (lfa/oracle_gen.h; up to MAX_STEPS requests, the
  * first a CREATE), which builds a valid history on the reference model and
- * the oracle (tests/oracle.c) side by side, the model writing it to an
+ * the oracle (lfa/oracle.h) side by side, the model writing it to an
  * in-memory file system (lfa/memfs.h). The bytes after them choose one
  * fault, applied to that memfs (each choice one byte modulo the options,
  * two when there are more than 256; 0 past the end):
@@ -71,6 +71,7 @@
  */
 #include "fuzz_history.h"
 #include "lfa/bitmap.h"
+#include "lfa/edit.h"
 #include "lfa/snapshot_model.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -213,37 +214,33 @@ static void fault_swap(fault *f) {
 
 /* ---- keeping sizes consistent -------------------------------------------------------------------- */
 
-/* Every manifest whose descriptors name root `path` records `size` for it. */
+/* Every manifest whose descriptors name root `path` records `size` for it.
+ * A manifest saved again (lfa/edit.h) keeps its name, so its entry keeps
+ * its index among the memfs's entries (ascending by name). */
 static void fix_root_sizes(fault *f, const char *path, uint64_t size) {
   for (size_t i = 0; i < f->fs->count; i++) {
     const lfa_memfs_entry *e = &f->fs->entries[i];
     if (e->dir || !starts_with(e->name, "_versions/")) continue;
-    lfa_manifest_file mf;
+    lfa_edit ed;
     lfa_error err = fuzz_error();
-    if (lfa_manifest_file_decode(&mf, e->data.data, e->data.len, &err) != LFA_OK) continue;
+    if (lfa_edit_open_file(&ed, &f->fs->fs, ".", e->name, &err) != LFA_OK) continue;
     bool changed = false;
-    for (size_t k = 0; k < mf.manifest->n_field_assignment_states; k++) {
-      AssignmentFile *r = mf.manifest->field_assignment_states[k]->root;
+    for (size_t k = 0; k < ed.file.manifest->n_field_assignment_states; k++) {
+      AssignmentFile *r = ed.file.manifest->field_assignment_states[k]->root;
       if (strcmp(r->path, path) != 0 || r->size_bytes == size) continue;
       r->size_bytes = size, r->has_size_bytes = true, changed = true;
     }
-    lfa_buf b = {0};
-    if (changed) {
-      FUZZ_ASSERT(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, &err) == LFA_OK, "a manifest does not encode");
-      put_buf(f, e->name, &b); /* replaces the bytes in place: entries do not move */
-    }
-    lfa_manifest_file_free(&mf);
+    if (changed) FUZZ_ASSERT(lfa_edit_save(&ed, &err) == LFA_OK, "a manifest cannot be saved again");
+    lfa_edit_close(&ed);
   }
 }
 
 /* Writes root `r` at `path` and makes every manifest agree on its size. */
 static void put_root(fault *f, const char *path, const lfa_root *r) {
-  lfa_buf b = {0};
   char name[LFA_PATH_BYTES_MAX];
-  snprintf(name, sizeof name, "%s", path);
-  FUZZ_ASSERT(lfa_root_encode(&b, r, NULL) == LFA_OK, "a root does not encode");
-  uint64_t size = b.len;
-  put_buf(f, name, &b);
+  uint64_t size = 0;
+  snprintf(name, sizeof name, "%s", path); /* the entry's name moves when the memfs changes */
+  FUZZ_ASSERT(lfa_edit_put_root(&f->fs->fs, ".", name, r, &size, NULL) == LFA_OK, "a root cannot be saved again");
   fix_root_sizes(f, name, size);
 }
 
@@ -254,7 +251,7 @@ static void fix_bitmap_sizes(fault *f, const char *path, uint64_t size) {
     const lfa_memfs_entry *e = &f->fs->entries[i];
     if (e->dir || !has_suffix(e->name, ".root")) continue;
     lfa_root *r = NULL;
-    if (lfa_root_decode(&r, e->data.data, e->data.len, NULL) != LFA_OK) continue;
+    if (lfa_edit_read_root(&r, &f->fs->fs, ".", e->name, NULL) != LFA_OK) continue;
     bool changed = false;
     for (size_t k = 0; k < r->n_fragments; k++) {
       lfa_root_entry *x = r->fragments[k];
@@ -272,7 +269,7 @@ static void fix_bitmap_sizes(fault *f, const char *path, uint64_t size) {
 static void fault_bitmap(fault *f) {
   const lfa_memfs_entry *e = pick_file(f, "", ".rbm", NULL);
   roaring_bitmap_t *bm = NULL;
-  if (e == NULL || lfa_bitmap_decode(&bm, e->data.data, e->data.len, NULL) != LFA_OK) return;
+  if (e == NULL || lfa_edit_read_bitmap(&bm, &f->fs->fs, ".", e->name, NULL) != LFA_OK) return;
   uint32_t top = roaring_bitmap_get_cardinality(bm) ? roaring_bitmap_maximum(bm) : 0;
   uint32_t offset = pick(f, (size_t)top + 3); /* one past the largest, and one more */
   bool had = roaring_bitmap_contains(bm, offset);
@@ -281,11 +278,9 @@ static void fault_bitmap(fault *f) {
   char name[LFA_PATH_BYTES_MAX];
   snprintf(name, sizeof name, "%s", e->name);
   say(f, "%s offset %u %s %s, sizes kept consistent", had ? "remove" : "add", offset, had ? "from" : "to", name);
-  lfa_buf b = {0};
-  FUZZ_ASSERT(lfa_bitmap_encode(&b, bm, NULL) == LFA_OK, "a bitmap does not encode");
+  uint64_t size = 0;
+  FUZZ_ASSERT(lfa_edit_put_bitmap(&f->fs->fs, ".", name, bm, &size, NULL) == LFA_OK, "a bitmap cannot be saved again");
   lfa_bitmap_free(bm);
-  uint64_t size = b.len;
-  put_buf(f, name, &b);
   fix_bitmap_sizes(f, name, size);
 }
 
@@ -371,7 +366,7 @@ static void edit_entry(fault *f, lfa_root *r, size_t k) {
 static void fault_root(fault *f) {
   const lfa_memfs_entry *e = pick_file(f, "", ".root", NULL);
   lfa_root *r = NULL;
-  if (e == NULL || lfa_root_decode(&r, e->data.data, e->data.len, NULL) != LFA_OK) return;
+  if (e == NULL || lfa_edit_read_root(&r, &f->fs->fs, ".", e->name, NULL) != LFA_OK) return;
   char name[LFA_PATH_BYTES_MAX];
   snprintf(name, sizeof name, "%s", e->name);
   say(f, "root %s: ", name);
@@ -440,12 +435,10 @@ static void edit_descriptor(fault *f, Manifest *m, size_t k) {
 
 static void fault_manifest(fault *f) {
   const lfa_memfs_entry *e = pick_file(f, "_versions/", "", NULL);
-  lfa_manifest_file mf;
-  if (e == NULL || lfa_manifest_file_decode(&mf, e->data.data, e->data.len, NULL) != LFA_OK) return;
-  char name[LFA_PATH_BYTES_MAX];
-  snprintf(name, sizeof name, "%s", e->name);
-  Manifest *m = mf.manifest;
-  say(f, "manifest %s: ", name);
+  lfa_edit ed;
+  if (e == NULL || lfa_edit_open_file(&ed, &f->fs->fs, ".", e->name, NULL) != LFA_OK) return;
+  Manifest *m = ed.file.manifest;
+  say(f, "manifest %s: ", ed.rel);
   unsigned op = pick(f, 4);
   if (op == 0 && m->n_fragments > 0) edit_fragment(f, m, pick(f, m->n_fragments));
   if (op == 1 && m->n_field_assignment_states > 0) edit_descriptor(f, m, pick(f, m->n_field_assignment_states));
@@ -458,10 +451,8 @@ static void fault_manifest(fault *f) {
     m->version += 1;
     say(f, "version field to %" PRIu64, m->version);
   }
-  lfa_buf b = {0};
-  FUZZ_ASSERT(lfa_manifest_file_encode(&b, m, mf.transaction, NULL) == LFA_OK, "a manifest does not encode");
-  put_buf(f, name, &b);
-  lfa_manifest_file_free(&mf);
+  FUZZ_ASSERT(lfa_edit_save(&ed, NULL) == LFA_OK, "a manifest cannot be saved again");
+  lfa_edit_close(&ed);
 }
 
 static void edit_sidecar(fault *f, Lance__Table__Transaction *t) {
@@ -530,24 +521,16 @@ static void edit_sidecar(fault *f, Lance__Table__Transaction *t) {
 
 static void fault_txn(fault *f) {
   const lfa_memfs_entry *e = pick_file(f, "_versions/", "", NULL);
-  lfa_manifest_file mf;
-  if (e == NULL || lfa_manifest_file_decode(&mf, e->data.data, e->data.len, NULL) != LFA_OK) return;
-  char name[LFA_PATH_BYTES_MAX], txn_path[LFA_PATH_BYTES_MAX];
-  snprintf(name, sizeof name, "%s", e->name);
-  const char *file = mf.manifest->transaction_file;
-  if (mf.transaction != NULL) {
-    say(f, "transaction of %s: ", name);
-    edit_sidecar(f, mf.transaction);
-    lfa_buf b = {0};
-    FUZZ_ASSERT(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, NULL) == LFA_OK, "a manifest does not encode");
-    put_buf(f, name, &b);
-    if (file != NULL && file[0] != '\0') { /* the `.txn` file says the same [FA-LANCE-10] */
-      snprintf(txn_path, sizeof txn_path, "_transactions/%s", file);
-      FUZZ_ASSERT(lfa_transaction_encode(&b, mf.transaction, NULL) == LFA_OK, "a transaction does not encode");
-      put_buf(f, txn_path, &b);
-    }
+  lfa_edit ed;
+  if (e == NULL || lfa_edit_open_file(&ed, &f->fs->fs, ".", e->name, NULL) != LFA_OK) return;
+  if (ed.file.transaction != NULL) {
+    say(f, "transaction of %s: ", ed.rel);
+    edit_sidecar(f, ed.file.transaction);
+    FUZZ_ASSERT(lfa_edit_save(&ed, NULL) == LFA_OK, "a manifest cannot be saved again");
+    /* the `.txn` file says the same [FA-LANCE-10] */
+    FUZZ_ASSERT(lfa_edit_save_transaction_file(&ed, NULL) == LFA_OK, "a transaction cannot be saved again");
   }
-  lfa_manifest_file_free(&mf);
+  lfa_edit_close(&ed);
 }
 
 static void apply_fault(fault *f) {
@@ -576,7 +559,7 @@ static bool same_state(const lfa_table *got, const lfa_table *model, const or_st
   for (size_t i = 0; i < o->n_fields; i++) {
     if (!o->fields[i].tracked) continue;
     tracked++;
-    size_t mi = model_field(model, o->fields[i].path);
+    size_t mi = or_model_field(model, o->fields[i].path);
     FUZZ_ASSERT(mi != SIZE_MAX, "the model lacks a field of the oracle (checked before the fault)");
     int32_t id = model->fields[mi].id;
     const lfa_field_state *s = lfa_table_tracked(got, id);

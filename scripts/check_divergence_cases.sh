@@ -8,7 +8,7 @@
 #   conformance/scenarios/div_<what>.json            (address mode)
 #   conformance/scenarios/div_<what>_stable_row_ids.json
 #   conformance/invalid/div_<what>/ or conformance/edge/div_<what>/
-#   a test function in tests/*.c named div_<what> or ending in _div_<what>
+#   a test function in tests/*/*.c named div_<what> or ending in _div_<what>
 # The case list says every case runs in both row-id modes unless its name
 # says otherwise, so a scenario in one mode without the other fails too.
 # Prints one line per problem and a last line "divergence cases: N listed,
@@ -35,7 +35,7 @@ for c in $cases; do
     esac
   fi
   if [ -d "conformance/invalid/$c" ] || [ -d "conformance/edge/$c" ]; then found=1 n_data=$((n_data + 1)); fi
-  if grep -qE "void ([A-Za-z0-9_]*_)?$c\(" tests/*.c 2>/dev/null; then found=1 n_test=$((n_test + 1)); fi
+  if grep -qE "void ([A-Za-z0-9_]*_)?$c\(" tests/*/*.c 2>/dev/null; then found=1 n_test=$((n_test + 1)); fi
   [ "$found" -eq 1 ] || { echo "FAIL: $c (spec/A-divergences.md §5) has no scenario, dataset or test"; bad=1; }
 done
 echo "divergence cases: $n listed, $n_scen scenarios, $n_data datasets, $n_test tests"

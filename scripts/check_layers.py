@@ -92,8 +92,8 @@ def main(argv):
             incs += [h for p, h in planted if p == path]
             for inc in incs:
                 local = os.path.normpath(os.path.join(os.path.dirname(path), inc))
-                if name is None and not os.path.exists(os.path.join(ROOT, local)):
-                    local = os.path.join("tests", inc)  # the folders above share tests/'s helpers
+                if path.startswith("tests/") and not os.path.exists(os.path.join(ROOT, local)):
+                    local = os.path.join("tests", inc)  # tests/<layer>/ share the helpers of tests/ itself
                 if inc in owner:
                     target, target_file = owner[inc], None
                     for n2, f2 in layers:

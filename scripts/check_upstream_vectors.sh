@@ -6,7 +6,7 @@
 #  - every section D<n>.<m> of spec/A-divergences.md appears in the tables;
 #  - every case named exists: a scenario (conformance/scenarios/NAME.json, or
 #    its _stable_row_ids twin), an invalid or edge dataset, or a test
-#    function in tests/*.c named NAME or ending in _NAME;
+#    function in tests/*/*.c named NAME or ending in _NAME;
 #  - the named scenarios, in both row-id modes, pass against the reference
 #    writer (`lfa conformance --filter ...`).
 # Prints one line per problem; exit 0 when there is none.
@@ -31,7 +31,7 @@ for c in $(echo "$section" | grep '^|' | grep -oE '`[a-z][a-z0-9_]+`' | tr -d '`
     scenarios+=(--filter "$c" --filter "${c}_stable_row_ids")
   elif [ -d "conformance/invalid/$c" ] || [ -d "conformance/edge/$c" ]; then
     :
-  elif grep -qE "void ([A-Za-z0-9_]*_)?$c\(" tests/*.c; then
+  elif grep -qE "void ([A-Za-z0-9_]*_)?$c\(" tests/*/*.c; then
     :
   else
     echo "FAIL: $c names no scenario, dataset or test"; bad=1

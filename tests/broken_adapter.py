@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """broken_adapter.py: an adapter that makes one protocol mistake on
-purpose, for the self-test (tests/cli_selftest.sh) and the acceptance run
-(tests/cli_acceptance.sh). It wraps lfa's reference adapter ($LFA adapter)
+purpose, for the self-test (tests/cli/cli_selftest.sh) and the acceptance run
+(tests/cli/cli_acceptance.sh). It wraps lfa's reference adapter ($LFA adapter)
 and then spoils what that wrote:
 
     broken_adapter.py MISTAKE SCENARIO.json OUT_DIR

@@ -1,6 +1,6 @@
 """pb_fields.py: protobuf messages as lists of [number, wire type, value],
 for tests that edit real Lance bytes field by field (tests/newer_lance.py,
-tests/cli_eval.sh). Varints are unsigned 64-bit; a length-delimited value is
+tests/cli/cli_eval.sh). Varints are unsigned 64-bit; a length-delimited value is
 bytes, to be parsed again where it is a message."""
 
 

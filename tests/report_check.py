@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""report_check.py: what tests/cli_report_browser.sh holds an `lfa report` page to.
+"""report_check.py: what tests/cli/cli_report_browser.sh holds an `lfa report` page to.
 
   report_check.py html PAGE.html            well-formed, self-contained, under 5 MB
   report_check.py links DOM.html            every in-page link has its target, every finding a link

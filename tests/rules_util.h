@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lfa/edit.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
@@ -63,27 +64,17 @@ static inline void manifest_path(char *out, size_t cap, const char *dir, uint64_
 }
 
 /* Decodes version `version`'s manifest file, lets `edit` change it, and
- * writes it back in place, inline transaction included: what another
+ * writes it back (lfa/edit.h), inline transaction included: what another
  * writer could have left at that path. */
 typedef void (*manifest_edit)(lfa_manifest_file *file, void *ctx);
 
 static inline void rewrite_manifest(const char *dir, uint64_t version, manifest_edit edit, void *ctx) {
-  char path[256];
-  lfa_buf bytes = {0}, out = {0};
-  lfa_manifest_file file;
+  lfa_edit e;
   lfa_error err = {0};
-  manifest_path(path, sizeof path, dir, version);
-  assert_ok(lfa_fs_read(&bytes, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
-  assert_ok(lfa_manifest_file_decode(&file, bytes.data, bytes.len, &err), &err);
-  edit(&file, ctx);
-  assert_ok(lfa_manifest_file_encode(&out, file.manifest, file.transaction, &err), &err);
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(out.data, 1, out.len, f), out.len);
-  assert_int_equal(fclose(f), 0);
-  lfa_manifest_file_free(&file);
-  lfa_buf_free(&bytes);
-  lfa_buf_free(&out);
+  assert_ok(lfa_edit_open(&e, NULL, dir, version, &err), &err);
+  edit(&e.file, ctx);
+  assert_ok(lfa_edit_save(&e, &err), &err);
+  lfa_edit_close(&e);
 }
 
 /* ---- the assignment objects of a dataset ------------------------------------------- */

@@ -1,5 +1,5 @@
 # s3_util.sh: the local S3 server and the fault proxies of interop/s3/ for
-# the s3:// tests (tests/cli_s3.sh, tests/s3_lane.sh). Source it after
+# the s3:// tests (tests/cli/cli_s3.sh, tests/s3_lane.sh). Source it after
 # lib_cli.sh (it needs $tmp), from the repository root.
 #
 #   s3_need          exit 77 when LFA_SKIP_LANCE=1 (the npm peers are not

@@ -1,5 +1,5 @@
 /* vanish_preload.c: a file that vanishes between being listed (or
- * stat'ed) and being opened, on demand, for tests/cli_hostile_fs.sh.
+ * stat'ed) and being opened, on demand, for tests/cli/cli_hostile_fs.sh.
  *
  * Preloaded into `lfa` (LD_PRELOAD), it removes the file whose path ends
  * with $LFA_TEST_VANISH (after a '/') at the moment the program opens it,

@@ -41,6 +41,7 @@
 
 #include "lfa/bitmap.h"
 #include "lfa/deletion.h"
+#include "lfa/edit.h"
 #include "lfa/fs.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
@@ -89,21 +90,16 @@ static void join(char *out, size_t cap, const char *dir, const char *rel) {
   need_true(n > 0 && (size_t)n < cap, "path too long");
 }
 
-/* Replaces (or creates) the file `rel` of the dataset. */
+/* Replaces (or creates) the file `rel` of the dataset (lfa/edit.h). */
 static void put_bytes(const char *dir, const char *rel, const uint8_t *data, size_t len) {
-  char path[LFA_PATH_BYTES_MAX];
   lfa_error err = {0};
-  join(path, sizeof path, dir, rel);
-  need_true(unlink(path) == 0 || errno == ENOENT, "cannot replace a file");
-  need(lfa_fs_write_new(path, data, len, &err), &err, rel);
+  need(lfa_edit_replace(NULL, dir, rel, data, len, &err), &err, rel);
 }
 
 static lfa_buf get_bytes(const char *dir, const char *rel) {
-  char path[LFA_PATH_BYTES_MAX];
   lfa_buf b = {0};
   lfa_error err = {0};
-  join(path, sizeof path, dir, rel);
-  need(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err, rel);
+  need(lfa_edit_read(&b, NULL, dir, rel, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err, rel);
   return b;
 }
 
@@ -112,8 +108,9 @@ static lfa_buf get_bytes(const char *dir, const char *rel) {
  * (conformance_invalid_reproducible compares the trees). */
 static void remove_file(const char *dir, const char *rel) {
   char path[LFA_PATH_BYTES_MAX];
+  lfa_error err = {0};
   join(path, sizeof path, dir, rel);
-  need_true(unlink(path) == 0, "cannot remove a file");
+  need(lfa_edit_remove(NULL, dir, rel, &err), &err, rel);
   size_t keep = strlen(dir);
   for (char *slash = strrchr(path, '/'); slash != NULL && (size_t)(slash - path) > keep; slash = strrchr(path, '/')) {
     *slash = '\0';
@@ -263,57 +260,31 @@ static void add_unknown_field(ProtobufCMessage *m, uint32_t tag, ProtobufCWireTy
 
 /* ---- versions ------------------------------------------------------------------------------ */
 
-static void version_rel(char *out, size_t cap, uint64_t v) {
-  snprintf(out, cap, "_versions/%" PRIu64 ".manifest", v);
+/* Version v's manifest file, opened for editing (lfa/edit.h). */
+static void open_version(lfa_edit *e, const char *dir, uint64_t v) {
+  lfa_error err = {0};
+  need(lfa_edit_open(e, NULL, dir, v, &err), &err, dir);
 }
 
-static void open_version(lfa_manifest_file *mf, const char *dir, uint64_t v) {
-  char rel[64];
+/* Encodes the manifest file again and writes the `.txn` file it names with
+ * exactly the inline transaction's bytes, as the writer does
+ * [FA-LANCE-10]; then closes `e`. */
+static void save_version(lfa_edit *e) {
   lfa_error err = {0};
-  version_rel(rel, sizeof rel, v);
-  lfa_buf b = get_bytes(dir, rel);
-  need(lfa_manifest_file_decode(mf, b.data, b.len, &err), &err, rel);
-  lfa_buf_free(&b);
-}
-
-/* Writes the `.txn` file the manifest names with exactly the inline
- * transaction's bytes, as the writer does [FA-LANCE-10]. */
-static void save_txn_file(const char *dir, const lfa_manifest_file *mf) {
-  const char *name = mf->manifest->transaction_file;
-  if (name == NULL || name[0] == '\0' || mf->transaction == NULL) return;
-  char rel[LFA_PATH_BYTES_MAX];
-  lfa_buf b = {0};
-  lfa_error err = {0};
-  snprintf(rel, sizeof rel, "_transactions/%s", name);
-  need(lfa_transaction_encode_beside(&b, mf->transaction, mf->manifest, &err), &err, rel);
-  put_bytes(dir, rel, b.data, b.len);
-  lfa_buf_free(&b);
-}
-
-/* Encodes the manifest file of version v again (and its `.txn` file), then
- * frees `mf`. */
-static void save_version(const char *dir, uint64_t v, lfa_manifest_file *mf) {
-  char rel[64];
-  lfa_buf b = {0};
-  lfa_error err = {0};
-  version_rel(rel, sizeof rel, v);
-  need(lfa_manifest_file_encode(&b, mf->manifest, mf->transaction, &err), &err, rel);
-  put_bytes(dir, rel, b.data, b.len);
-  save_txn_file(dir, mf);
-  lfa_buf_free(&b);
-  lfa_manifest_file_free(mf);
+  need(lfa_edit_save(e, &err), &err, e->dir);
+  need(lfa_edit_save_transaction_file(e, &err), &err, e->dir);
+  lfa_edit_close(e);
 }
 
 typedef void (*edit_fn)(lfa_manifest_file *mf, const char *dir);
 
 /* Decodes version v, lets `edit` change it, encodes it again. */
 static void edit_version(const char *dir, uint64_t v, edit_fn edit) {
-  lfa_manifest_file mf;
-  open_version(&mf, dir, v);
-  edit(&mf, dir);
-  save_version(dir, v, &mf);
+  lfa_edit e;
+  open_version(&e, dir, v);
+  edit(&e.file, dir);
+  save_version(&e);
 }
-
 
 static Descriptor *descriptor(const Manifest *m, int32_t field_id) {
   for (size_t i = 0; i < m->n_field_assignment_states; i++)
@@ -434,9 +405,7 @@ static lfa_buf treemap_bytes(const uint64_t *addresses, size_t n) {
 static lfa_root *read_root(const char *dir, const AssignmentFile *file) {
   lfa_root *root = NULL;
   lfa_error err = {0};
-  lfa_buf b = get_bytes(dir, file->path);
-  need(lfa_root_decode(&root, b.data, b.len, &err), &err, file->path);
-  lfa_buf_free(&b);
+  need(lfa_edit_read_root(&root, NULL, dir, file->path, &err), &err, dir);
   return root;
 }
 
@@ -449,11 +418,11 @@ static void put_object(const char *dir, AssignmentFile *file, const char *rel, c
 
 /* Writes `root` as the new object `rel` and points `file` at it. */
 static void write_root(const char *dir, AssignmentFile *file, const lfa_root *root, const char *rel) {
-  lfa_buf b = {0};
+  uint64_t size = 0;
   lfa_error err = {0};
-  need(lfa_root_encode(&b, root, &err), &err, rel);
-  put_object(dir, file, rel, &b);
-  lfa_buf_free(&b);
+  need(lfa_edit_put_root(NULL, dir, rel, root, &size, &err), &err, dir);
+  set_string(&file->path, rel);
+  file->size_bytes = size, file->has_size_bytes = size > 0;
 }
 
 static lfa_root_entry *root_entry(const lfa_root *root, uint64_t fragment_id) {
@@ -504,10 +473,10 @@ static void add_row_change(Txn *t, int32_t field, bool assigned, const uint64_t 
 /* Version v's transaction gains one RowChange: `field` assigned or
  * invalidated on the row at `address`. */
 static void row_change_at(const char *dir, uint64_t v, int32_t field, bool assign, uint64_t address) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   open_version(&mf, dir, v);
-  add_row_change(mf.transaction, field, assign, &address, 1);
-  save_version(dir, v, &mf);
+  add_row_change(mf.file.transaction, field, assign, &address, 1);
+  save_version(&mf);
 }
 
 typedef enum state_kind { STATE_ALL, STATE_NONE } state_kind;
@@ -659,10 +628,10 @@ static void set_file_fields(lfa_manifest_file *mf, const char *path, const int32
 
 /* set_file_fields on version v, saved in place. */
 static void file_fields_at(const char *dir, uint64_t v, const char *path, const int32_t *fields, size_t n) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   open_version(&mf, dir, v);
-  set_file_fields(&mf, path, fields, n);
-  save_version(dir, v, &mf);
+  set_file_fields(&mf.file, path, fields, n);
+  save_version(&mf);
 }
 
 /* [FA-LANCE-15] Data file v1-0.lance lists field 0 twice. */
@@ -728,28 +697,28 @@ static void lance17_no_transaction(const char *dir) {
  * transaction: another uuid. */
 static void lance10_txn_file_differs(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB);
-  lfa_manifest_file mf;
+  lfa_edit mf;
   char rel[LFA_PATH_BYTES_MAX];
   open_version(&mf, dir, 2);
-  snprintf(rel, sizeof rel, "_transactions/%s", mf.manifest->transaction_file);
-  set_string(&mf.transaction->uuid, "c0ffee00-0000-4000-8000-00000000aaaa");
+  snprintf(rel, sizeof rel, "_transactions/%s", mf.file.manifest->transaction_file);
+  set_string(&mf.file.transaction->uuid, "c0ffee00-0000-4000-8000-00000000aaaa");
   lfa_buf b = {0};
   lfa_error err = {0};
-  need(lfa_transaction_encode(&b, mf.transaction, &err), &err, rel);
+  need(lfa_transaction_encode(&b, mf.file.transaction, &err), &err, rel);
   put_bytes(dir, rel, b.data, b.len);
   lfa_buf_free(&b);
-  lfa_manifest_file_free(&mf);
+  lfa_edit_close(&mf);
 }
 
 /* The deletion file of fragment 0 in version v, as a relative path. */
 static void deletion_rel(char *out, size_t cap, const char *dir, uint64_t v) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   open_version(&mf, dir, v);
-  const Lance__Table__DeletionFile *d = fragment(mf.manifest, 0)->deletion_file;
+  const Lance__Table__DeletionFile *d = fragment(mf.file.manifest, 0)->deletion_file;
   need_true(d != NULL, "fragment 0 has no deletion file");
   snprintf(out, cap, "_deletions/0-%" PRIu64 "-%" PRIu64 ".%s", d->read_version, d->id,
            d->file_type == LANCE__TABLE__DELETION_FILE__DELETION_FILE_TYPE__BITMAP ? "bin" : "arrow");
-  lfa_manifest_file_free(&mf);
+  lfa_edit_close(&mf);
 }
 
 /* [FA-LANCE-4] The deletion file of version 2 holds offset 5 instead of 1;
@@ -902,11 +871,11 @@ static void store2_descriptors_unsorted(const char *dir) {
 }
 
 static void keep_dropped_descriptor(lfa_manifest_file *mf, const char *dir) {
-  lfa_manifest_file parent;
+  lfa_edit parent;
   open_version(&parent, dir, 1);
   PUSH(mf->manifest->field_assignment_states, mf->manifest->n_field_assignment_states,
-       clone_msg(descriptor(parent.manifest, TAG)));
-  lfa_manifest_file_free(&parent);
+       clone_msg(descriptor(parent.file.manifest, TAG)));
+  lfa_edit_close(&parent);
 }
 
 /* [FA-STORE-3] [FA-OP-1] [FA-FLAG-6] Version 2 drops tag (a Project) but keeps
@@ -944,12 +913,12 @@ static void store5_root_size(const char *dir) {
  * gone. */
 static void store5_bitmap_missing(const char *dir) {
   history(dir, false, &CREATE_FULL, &UPDATE_EMB);
-  lfa_manifest_file mf;
+  lfa_edit mf;
   open_version(&mf, dir, 2);
-  lfa_root *root = read_root(dir, descriptor(mf.manifest, EMB)->root);
+  lfa_root *root = read_root(dir, descriptor(mf.file.manifest, EMB)->root);
   remove_file(dir, root_entry(root, 0)->partial->path);
   lfa_root_free(root);
-  lfa_manifest_file_free(&mf);
+  lfa_edit_close(&mf);
 }
 
 static void unknown_base(lfa_manifest_file *mf, const char *dir) {
@@ -1031,23 +1000,23 @@ typedef struct root_fault {
 } root_fault;
 
 static void apply_root_fault(const char *dir, root_fault f) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   open_version(&mf, dir, f.version);
-  edit_root(dir, mf.manifest, f.field, 1, f.edit);
-  save_version(dir, f.version, &mf);
+  edit_root(dir, mf.file.manifest, f.field, 1, f.edit);
+  save_version(&mf);
 }
 
 /* Writes `bytes` as tag's root in version 1 (crafted object 1). */
 static void tag_root_bytes(const char *dir, const uint8_t *data, size_t len) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   char rel[160];
   lfa_buf b = {0};
   lfa_error err = {0};
   need(lfa_buf_append(&b, data, len, &err), &err, "root");
   open_version(&mf, dir, 1);
   crafted_root(rel, sizeof rel, TAG, 1);
-  put_object(dir, descriptor(mf.manifest, TAG)->root, rel, &b);
-  save_version(dir, 1, &mf);
+  put_object(dir, descriptor(mf.file.manifest, TAG)->root, rel, &b);
+  save_version(&mf);
   lfa_buf_free(&b);
 }
 
@@ -1195,17 +1164,17 @@ static void store13_partial_inline_bytes(const char *dir) {
 /* emb's partial for fragment 0 in version 2 (3 rows; the writer's holds {1})
  * replaced by crafted bitmap 1 holding `bytes`, in a new root. */
 static void use_partial(const char *dir, const lfa_buf *bytes) {
-  lfa_manifest_file mf;
+  lfa_edit mf;
   char rel[160];
   open_version(&mf, dir, 2);
-  Descriptor *d = descriptor(mf.manifest, EMB);
+  Descriptor *d = descriptor(mf.file.manifest, EMB);
   lfa_root *root = read_root(dir, d->root);
   crafted_bitmap(rel, sizeof rel, EMB, 0, 1);
   put_object(dir, root_entry(root, 0)->partial, rel, bytes);
   crafted_root(rel, sizeof rel, EMB, 1);
   write_root(dir, d->root, root, rel);
   lfa_root_free(root);
-  save_version(dir, 2, &mf);
+  save_version(&mf);
 }
 
 static void bitmap_fault(const char *dir, const uint32_t *offsets, size_t n) {
@@ -1669,12 +1638,12 @@ static void op1_descriptor_for_untracked_field(const char *dir) {
 
 /* Points field's descriptor in `mf` at its root in version v. */
 static void root_of_version(lfa_manifest_file *mf, const char *dir, int32_t field, uint64_t v) {
-  lfa_manifest_file other;
+  lfa_edit other;
   open_version(&other, dir, v);
   Descriptor *d = descriptor(mf->manifest, field);
   lfa_pb_free(d->root);
-  d->root = clone_msg(descriptor(other.manifest, field)->root);
-  lfa_manifest_file_free(&other);
+  d->root = clone_msg(descriptor(other.file.manifest, field)->root);
+  lfa_edit_close(&other);
 }
 
 static void emb_root_of_v2(lfa_manifest_file *mf, const char *dir) { root_of_version(mf, dir, EMB, 2); }
@@ -1934,13 +1903,13 @@ static void reuse_source_root(lfa_manifest_file *mf, const char *dir) {
   const Sidecar *side = mf->transaction->field_assignment_transaction;
   need_true(side != NULL && side->n_transfers == 1, "the cast has no transfer");
   int32_t target = side->transfers[0]->target_field_id, source = side->transfers[0]->source_field_id;
-  lfa_manifest_file parent;
+  lfa_edit parent;
   open_version(&parent, dir, 2);
   remove_root_objects(dir, m, target);
   Descriptor *d = descriptor(m, target);
   lfa_pb_free(d->root);
-  d->root = clone_msg(descriptor(parent.manifest, source)->root); /* roots/1/..., as upstream reuses it */
-  lfa_manifest_file_free(&parent);
+  d->root = clone_msg(descriptor(parent.file.manifest, source)->root); /* roots/1/..., as upstream reuses it */
+  lfa_edit_close(&parent);
 }
 
 /* [FA-STORE-7] [FA-CAST-3] [FA-VERIFY-4] The cast of version 3 moves emb

@@ -130,7 +130,7 @@ typedef struct lfa_explore_request_storage {
 void lfa_explore_request(lfa_request *q, lfa_explore_request_storage *s, const lfa_explore_move *m);
 
 /* The second opinion the model is held to: the independent oracle in
- * `lfa explore` (tests/oracle.c). An instance holds one history's state.
+ * `lfa explore` (testkit/oracle.c). An instance holds one history's state.
  * `head` is the model's head before the request, for structure only
  * (which rows share a fragment: replace and overlay name a fragment).
  * Every function gets `ctx`. */

@@ -1,5 +1,5 @@
 // proxy.mjs: a fault-injecting HTTP proxy in front of the local S3 server,
-// for the fault tests of lfa's s3:// client (tests/cli_s3.sh). Node only,
+// for the fault tests of lfa's s3:// client (tests/cli/cli_s3.sh). Node only,
 // no dependencies. Binds 127.0.0.1 on a free port.
 //
 //   node interop/s3/proxy.mjs --upstream http://127.0.0.1:PORT [faults] [--port-file F] [--log F]

@@ -5,7 +5,7 @@
  * (lfa_manifest_fetch) reading only what the footer and the manifest point
  * at, to the same decode as the whole file [FA-LANCE-1]; the read and
  * join limits at their edges [FA-LIMIT-1]. The S3 client
- * itself is tested against a server (tests/cli_s3.sh). */
+ * itself is tested against a server (tests/cli/cli_s3.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_eval.sh: `lfa eval`, is_assigned(field) per live row, from the outside.
 # Expected values are stated by hand: the sample's history (top of
-# harness/sample.c) and the upstream example's README table, never computed
+# testkit/fixtures.c) and the upstream example's README table, never computed
 # by lfa. Covers FA-EXPR-2 and FA-EXPR-4 (planning errors, qualified
 # references), FA-EXPR-3 (name resolution), FA-EXPR-5 (the physical address
 # decides), FA-EXPR-7 (planning reads no assignment object), FA-EXPR-9 (a
@@ -61,7 +61,7 @@ check "FA-EXPR-4 item 1: --field twice is bad usage" \
 check "eval of an unknown version" fails "version 99 does not exist" "$tmp/s" --field embedding --version 99
 check "eval of a missing directory" fails "$tmp/none" "$tmp/none" --field embedding
 
-# ---- the sample, by hand from its history (harness/sample.c) ----------------------
+# ---- the sample, by hand from its history (testkit/fixtures.c) ----------------------
 # v3 writes fragment 0 {1,2,5} and fragment 1 {3}; v4 deletes fragment 0 {2,7};
 # v5 appends fragment 2 (4 rows, all supplied).
 check "FA-EXPR-5 sample v5 (latest by default)" ej '
@@ -167,7 +167,7 @@ check "upstream: the latest is v9" bash -c "
 # No writer of stable row id datasets exists yet, so the test re-encodes the
 # sample's v5 manifest: the protobuf is edited field by field and put back
 # before the unchanged 16-byte footer (the sections before it do not move).
-export LFA_TESTS_DIR="$(cd "$(dirname "$0")" && pwd)"  # where pb_fields.py is
+export LFA_TESTS_DIR="$(cd "$(dirname "$0")/.." && pwd)"  # where pb_fields.py is
 cat >"$tmp/edit.py" <<'PY'
 import os, struct, sys
 sys.path.insert(0, os.environ["LFA_TESTS_DIR"])
@@ -364,7 +364,7 @@ check "FA-EXPR-2: another relation's column is not this one's" \
   fails "unknown field 'other.embedding'" "$tmp/s" --field other.embedding --relation s
 
 # ---- --count, --by-fragment, --ranges ----------------------------------------------
-# Expected by hand from the sample's history (harness/sample.c) at v5, field
+# Expected by hand from the sample's history (testkit/fixtures.c) at v5, field
 # embedding: fragment 0 has the partial {1,2,5} and deletes {2,7} (10
 # physical, 8 live: {1,5} assigned, the deleted 2 is neither); fragment 1
 # the partial {3} of 10 live; fragment 2 all of its 4 rows.

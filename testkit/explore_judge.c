@@ -1,52 +1,28 @@
-/* explore_judge.h: the independent oracle (tests/oracle.c) as the
- * explorer's judge (harness/lfa/explore.h), for `lfa explore` and
- * tests/test_explore.c. The oracle is written from the spec, never from
- * the model's code: holding the model to it on every small history is
- * the explorer's point, which is why `lfa` links it.
- *
- * One judgement is the differential fuzzer's (fuzz/fuzz_history.h): the
- * answer against the prediction (oracle_compare.h judge_answer), and a
- * compaction the model finds no work for commits nothing and changes no
- * row's state (FA-REWRITE-1), whatever the oracle predicted.
- *
- * `doctor` (NULL in `lfa explore`) lets a test hand the oracle another
- * request than the model got: a known-bad oracle the explorer must catch. */
-#ifndef LFA_TESTS_EXPLORE_JUDGE_H
-#define LFA_TESTS_EXPLORE_JUDGE_H
+/* explore_judge.c: the oracle as the explorer's judge (lfa/explore_judge.h). */
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/explore.h"
-#include "lfa/scenario.h"
-#include "oracle.h"
-#include "oracle_compare.h"
+#include "lfa/explore_judge.h"
 
-typedef struct ej_context {
-  void (*doctor)(lfa_request *q); /* NULL: the oracle sees the model's request */
-} ej_context;
+#include "lfa/oracle_compare.h"
 
-typedef struct ej_instance {
-  oracle o;
-  uint64_t *frag_keys;
-  size_t cap_frag_keys;
-} ej_instance;
 
-static inline void *ej_open(void *ctx) {
+void *ej_open(void *ctx) {
   (void)ctx;
   ej_instance *j = calloc(1, sizeof *j);
   if (j) or_init(&j->o);
   return j;
 }
 
-static inline void *ej_clone(void *ctx, const void *instance) {
+static void *ej_clone(void *ctx, const void *instance) {
   (void)ctx;
   ej_instance *j = calloc(1, sizeof *j);
   if (j) or_copy(&j->o, &((const ej_instance *)instance)->o);
   return j;
 }
 
-static inline void ej_close(void *ctx, void *instance) {
+void ej_close(void *ctx, void *instance) {
   (void)ctx;
   ej_instance *j = instance;
   or_free(&j->o);
@@ -55,30 +31,30 @@ static inline void ej_close(void *ctx, void *instance) {
 }
 
 /* The oracle's prediction for `q` on its head (*next to commit or free). */
-static inline void ej_predict(ej_context *c, ej_instance *j, const lfa_request *q, const lfa_table *head, or_state *next,
+void ej_predict(ej_context *c, ej_instance *j, const lfa_request *q, const lfa_table *head, or_state *next,
                               or_prediction *p) {
   lfa_request seen = *q;
   or_fragment frag = {false, 0, NULL};
   if (c && c->doctor) c->doctor(&seen);
   if (q->op == LFA_OP_REPLACE || q->op == LFA_OP_OVERLAY)
-    frag = fragment_keys(head, q->fragment_id, &j->frag_keys, &j->cap_frag_keys);
+    frag = or_fragment_keys(head, q->fragment_id, &j->frag_keys, &j->cap_frag_keys);
   or_predict(&j->o, &seen, &frag, next, p);
 }
 
-static inline bool ej_step(void *ctx, void *instance, const lfa_request *q, const lfa_table *head, lfa_status st,
+static bool ej_step(void *ctx, void *instance, const lfa_request *q, const lfa_table *head, lfa_status st,
                            const lfa_error *err, char *diff, size_t cap) {
   ej_instance *j = instance;
   or_state next;
   or_prediction p;
   ej_predict(ctx, j, q, head, &next, &p);
   bool no_work = q->op == LFA_OP_COMPACT && !p.refuse && st == LFA_ERR_USAGE && strstr(err->msg, "nothing to compact");
-  bool ok = no_work || judge_answer(diff, cap, &p, st, err);
+  bool ok = no_work || or_judge_answer(diff, cap, &p, st, err);
   if (ok && !no_work && st == LFA_OK) or_commit(&j->o, &next);
   else or_state_free(&next);
   return ok;
 }
 
-static inline bool ej_apply(void *ctx, void *instance, const lfa_request *q, const lfa_table *head) {
+static bool ej_apply(void *ctx, void *instance, const lfa_request *q, const lfa_table *head) {
   ej_instance *j = instance;
   or_state next;
   or_prediction p;
@@ -88,30 +64,30 @@ static inline bool ej_apply(void *ctx, void *instance, const lfa_request *q, con
   return !p.refuse;
 }
 
-static inline bool ej_agree(void *ctx, const void *instance, const lfa_table *t, const lfa_table *keys_from, char *diff,
+static bool ej_agree(void *ctx, const void *instance, const lfa_table *t, const lfa_table *keys_from, char *diff,
                             size_t cap) {
   (void)ctx;
-  return agree(&((const ej_instance *)instance)->o.head, t, keys_from, diff, cap);
+  return or_agree(&((const ej_instance *)instance)->o.head, t, keys_from, diff, cap);
 }
 
 /* A known-bad oracle, to show the explorer catches one: its delete
  * forgets the last of several rows. */
-static inline void ej_forget_last_deleted_row(lfa_request *q) {
+void ej_forget_last_deleted_row(lfa_request *q) {
   if (q->op == LFA_OP_DELETE && q->rows.count > 1) q->rows.count--;
 }
 
 /* The judge over context `c` (which must outlive it). */
-static inline lfa_explore_judge ej_judge(ej_context *c) {
+lfa_explore_judge ej_judge(ej_context *c) {
   return (lfa_explore_judge){c, ej_open, ej_clone, ej_close, ej_step, ej_apply, ej_agree};
 }
 
-static inline int ej_cmp_u64(const void *a, const void *b) {
+static int ej_cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
 }
 
 /* The oracle's head as a scenario check (every part), in `arena`. */
-static inline bool ej_observe(lfa_scenario_check *out, lfa_arena *arena, const ej_instance *j) {
+bool ej_observe(lfa_scenario_check *out, lfa_arena *arena, const ej_instance *j) {
   const or_state *s = &j->o.head;
   uint64_t *live = lfa_arena_alloc(arena, (s->n_rows + 1) * sizeof *live);
   const char **tracked = lfa_arena_alloc(arena, (s->n_fields + 1) * sizeof *tracked);
@@ -137,5 +113,3 @@ static inline bool ej_observe(lfa_scenario_check *out, lfa_arena *arena, const e
   out->n_assigned = nt, out->assigned = assigned;
   return true;
 }
-
-#endif

@@ -14,7 +14,7 @@
 #include "lfa/snapshot_model.h"
 #include "lfa/commit.h"
 #include "lfa/mutate.h"
-#include "lfa/sample.h"
+#include "lfa/fixtures.h"
 
 /* An open that reads every tracked field too. */
 static const lfa_snapshot_options LOADED = {.load_fields = true};
@@ -105,7 +105,7 @@ static void test_FA_OP_3_sample_rebuilt(void **state) {
   assert_non_null(mkdtemp(dir));
   strcat(dir, "/ds");
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
   replay(dir, 5);
   *strrchr(dir, '/') = '\0';
   char cmd[128];

@@ -101,7 +101,7 @@ check "cleanup --json is valid, gives back the dataset and the orphan's path" va
 check "an error line on stderr stays one line" bash -c "'$lfa' dump '$d/none' 2>'$tmp/e' >/dev/null; [ \$(wc -l <'$tmp/e') -eq 1 ]"
 
 # an adapter that prints control bytes and invalid UTF-8, then fails
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 adapter="printf 'bad \\001\\033[2J\\377\\302\\233 line\\n'; exit 3"
 check "conformance with a hostile adapter" run_to conformance --adapter "$adapter" --filter add_columns_tracked \
   --junit "$tmp/c.xml" --work "$tmp/work"

@@ -1,5 +1,5 @@
 /* test_oracle.c: the model (ref/, through lfa_history) against the
- * independent oracle (tests/oracle.c, written from the spec alone).
+ * independent oracle (testkit/oracle.c, written from the spec alone).
  *
  * After every step, in both row-id modes, the two must agree on the schema,
  * the tracked fields, the set of live keys and every live row of every
@@ -33,9 +33,9 @@
 #include "lfa/history.h"
 #include "lfa/json.h"
 #include "lfa/table.h"
-#include "oracle.h"
-#include "oracle_gen.h"
-#include "oracle_compare.h"
+#include "lfa/oracle.h"
+#include "lfa/oracle_compare.h"
+#include "lfa/oracle_gen.h"
 
 #define N_OPS ((size_t)LFA_OP_UPDATE_CONFIG + 1)
 
@@ -57,8 +57,8 @@ typedef struct driver {
   bool alone; /* the oracle alone, checked against hand-derived states */
 } driver;
 
-/* The model's state read for comparison (model_rows, same_rows, agree...):
- * oracle_compare.h, shared with fuzz/ops_differential_fuzz.c. */
+/* The model's state read for comparison (or_agree, or_judge_answer...):
+ * lfa/oracle_compare.h, shared with fuzz/ops_differential_fuzz.c. */
 
 /* ---- one step ---------------------------------------------------------------------- */
 
@@ -70,7 +70,7 @@ static void log_request(driver *d, const lfa_request *q) { gen_describe(d->log, 
 static or_fragment head_fragment(driver *d, uint64_t id) {
   if (d->alone) /* hand-written scripts: one fragment holds every row */
     return id == 999999 ? (or_fragment){false, 0, NULL} : (or_fragment){true, 0, NULL};
-  return fragment_keys(lfa_history_head(&d->h), id, &d->frag_keys, &d->cap_frag_keys);
+  return or_fragment_keys(lfa_history_head(&d->h), id, &d->frag_keys, &d->cap_frag_keys);
 }
 
 /* Alone: the live keys of the oracle's head, as one fragment. */
@@ -100,7 +100,7 @@ static bool implemented(lfa_op op) { return (void)op, true; }
 
 /* Model's answer against the prediction; false with d->diff on a mismatch. */
 static bool judge(driver *d, const or_prediction *p, lfa_status st, const lfa_error *err) {
-  return judge_answer(d->diff, sizeof d->diff, p, st, err);
+  return or_judge_answer(d->diff, sizeof d->diff, p, st, err);
 }
 
 /* Runs `q` on both sides and compares. Returns false on a disagreement
@@ -141,7 +141,7 @@ static bool step(driver *d, const lfa_request *q, or_prediction *pred) {
     ok = false;
   }
   const lfa_table *head = lfa_history_head(&d->h);
-  return ok && agree(&d->o.head, head, head, d->diff, sizeof d->diff);
+  return ok && or_agree(&d->o.head, head, head, d->diff, sizeof d->diff);
 }
 
 static void driver_open(driver *d, stats *st, const char *dir, uint64_t seed) {
@@ -179,7 +179,7 @@ static void print_stats(const char *name, const stats *st) {
 
 /* ---- the random generator --------------------------------------------------------- */
 
-/* Choices for tests/oracle_gen.h: a fixed-seed random stream. */
+/* Choices for lfa/oracle_gen.h: a fixed-seed random stream. */
 static unsigned rng_choose(void *src, unsigned n) { return (unsigned)(tu_rand(src) % n); }
 static bool rng_coin(void *src, unsigned percent) { return rng_choose(src, 100) < percent; }
 
@@ -197,7 +197,7 @@ static const struct {
 static lfa_op pick_op(gen *g) {
   unsigned total = 0;
   for (size_t i = 0; i < sizeof OP_WEIGHTS / sizeof OP_WEIGHTS[0]; i++) total += OP_WEIGHTS[i].weight;
-  unsigned r = rnd(g, total);
+  unsigned r = gen_choose(g, total);
   for (size_t i = 0;; i++) {
     if (r < OP_WEIGHTS[i].weight) return OP_WEIGHTS[i].op;
     r -= OP_WEIGHTS[i].weight;
@@ -213,7 +213,7 @@ static bool check_disk(driver *d, const char *dir) {
   for (uint64_t v = 1; v <= d->h.count; v++) {
     lfa_table disk;
     read_table(&disk, dir, v);
-    bool ok = agree(&d->o.versions[v - 1], &disk, lfa_history_version(&d->h, v), d->diff, sizeof d->diff);
+    bool ok = or_agree(&d->o.versions[v - 1], &disk, lfa_history_version(&d->h, v), d->diff, sizeof d->diff);
     lfa_table_free(&disk);
     if (!ok) {
       char where[64];
@@ -313,7 +313,7 @@ static bool run_sequence(uint64_t index, stats *st, bool on_disk) {
   gen g = {.choose = rng_choose, .coin = rng_coin, .src = &rng, .next_key = 1};
   if (on_disk) scratch_make(base, sizeof base, dir, sizeof dir);
   driver_open(d, st, on_disk ? dir : NULL, index);
-  unsigned steps = 3 + rnd(&g, 10);
+  unsigned steps = 3 + gen_choose(&g, 10);
   bool ok = true;
   for (unsigned s = 0; s < steps && ok; s++) {
     lfa_request q;

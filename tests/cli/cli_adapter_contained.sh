@@ -8,7 +8,7 @@
 #    saying how many bytes were dropped between them, and the verdict still
 #    quotes its last line.
 . "$(dirname "$0")/lib_cli.sh" "$1"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scenario=add_columns_tracked
 # The sleeps last a time no other run on the machine picks (this test's PID in it).
 nap=32$$

@@ -1,10 +1,4 @@
-/* oracle_compare.h: the model's state (an lfa_table) read for comparison
- * with the oracle's (or_state): schema and tracked fields (FA-OP-1), live
- * keys, and every live row of every tracked field (FA-SEM-1, FA-SEM-2).
- * Shared by tests/test_oracle.c and fuzz/ops_differential_fuzz.c; static
- * inline, no cmocka (a failure is a false return with `diff` filled). */
-#ifndef LFA_TESTS_ORACLE_COMPARE_H
-#define LFA_TESTS_ORACLE_COMPARE_H
+/* oracle_compare.c: the model's state held to the oracle's (lfa/oracle_compare.h). */
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -13,14 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/error.h"
-#include "lfa/table.h"
-#include "oracle.h"
-
+#include "lfa/oracle_compare.h"
 
 /* The dotted path of model field `i` (names from the top level; "?" marks
  * a parent id the schema lacks). */
-static inline void model_path(const lfa_table *t, size_t i, char *out, size_t cap) {
+void or_model_path(const lfa_table *t, size_t i, char *out, size_t cap) {
   size_t chain[16], depth = 0, used = 0;
   for (size_t at = i; depth < 16;) {
     chain[depth++] = at;
@@ -46,10 +37,10 @@ static inline void model_path(const lfa_table *t, size_t i, char *out, size_t ca
   }
 }
 
-static inline size_t model_field(const lfa_table *t, const char *path) {
+size_t or_model_field(const lfa_table *t, const char *path) {
   char p[2 * OR_PATH_MAX];
   for (size_t i = 0; i < t->n_fields; i++) {
-    model_path(t, i, p, sizeof p);
+    or_model_path(t, i, p, sizeof p);
     if (strcmp(p, path) == 0) return i;
   }
   return SIZE_MAX;
@@ -58,14 +49,14 @@ static inline size_t model_field(const lfa_table *t, const char *path) {
 /* The model index of every oracle field, matched by path: each model
  * path is built once per comparison, not once per oracle field. False with
  * `diff` when the field counts differ or a path has no match. */
-static inline bool match_fields(size_t at[OR_MAX_FIELDS], const or_state *o, const lfa_table *t, char *diff,
+static bool match_fields(size_t at[OR_MAX_FIELDS], const or_state *o, const lfa_table *t, char *diff,
                                 size_t cap) {
   if (t->n_fields != o->n_fields) {
     snprintf(diff, cap, "schema: model has %zu fields, oracle %zu", t->n_fields, o->n_fields);
     return false;
   }
   char paths[OR_MAX_FIELDS][2 * OR_PATH_MAX];
-  for (size_t m = 0; m < t->n_fields; m++) model_path(t, m, paths[m], sizeof paths[m]);
+  for (size_t m = 0; m < t->n_fields; m++) or_model_path(t, m, paths[m], sizeof paths[m]);
   for (size_t i = 0; i < o->n_fields; i++) {
     at[i] = SIZE_MAX;
     for (size_t m = 0; m < t->n_fields && at[i] == SIZE_MAX; m++)
@@ -79,7 +70,7 @@ static inline bool match_fields(size_t at[OR_MAX_FIELDS], const or_state *o, con
 }
 
 /* Same field paths, same tracked fields (FA-OP-1); `at` from match_fields. */
-static inline bool same_schema(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS], char *diff,
+static bool same_schema(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS], char *diff,
                                size_t cap) {
   size_t tracked = 0;
   for (size_t i = 0; i < o->n_fields; i++) {
@@ -105,14 +96,14 @@ typedef struct live_row {
   uint32_t offset;
 } live_row;
 
-static inline int cmp_live(const void *a, const void *b) {
+static int cmp_live(const void *a, const void *b) {
   uint64_t x = ((const live_row *)a)->key, y = ((const live_row *)b)->key;
   return (x > y) - (x < y);
 }
 
 /* The live rows of `t`, sorted by key; keys come from the fragment with the
  * same id in `keys_from` (a table read from disk has no keys). */
-static inline live_row *model_rows(const lfa_table *t, const lfa_table *keys_from, size_t *n, char *diff, size_t cap) {
+static live_row *model_rows(const lfa_table *t, const lfa_table *keys_from, size_t *n, char *diff, size_t cap) {
   size_t total = 0, k = 0;
   for (size_t i = 0; i < t->n_fragments; i++) total += (size_t)t->fragments[i].physical_rows;
   live_row *rows = malloc((total ? total : 1) * sizeof *rows);
@@ -137,7 +128,7 @@ static inline live_row *model_rows(const lfa_table *t, const lfa_table *keys_fro
   return rows;
 }
 
-static inline const live_row *find_live(const live_row *rows, size_t n, uint64_t key) {
+static const live_row *find_live(const live_row *rows, size_t n, uint64_t key) {
   live_row probe = {key, 0, 0};
   return bsearch(&probe, rows, n, sizeof *rows, cmp_live);
 }
@@ -145,7 +136,7 @@ static inline const live_row *find_live(const live_row *rows, size_t n, uint64_t
 /* The same live keys, and on each the same state of every tracked field.
  * Each oracle field's model state is looked up once (`at` from
  * match_fields), not once per row. */
-static inline bool same_rows(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS],
+static bool same_rows(const or_state *o, const lfa_table *t, const size_t at[OR_MAX_FIELDS],
                              const live_row *rows, size_t n, char *diff, size_t cap) {
   const lfa_field_state *state[OR_MAX_FIELDS] = {NULL};
   for (size_t i = 0; i < o->n_fields; i++)
@@ -180,7 +171,7 @@ static inline bool same_rows(const or_state *o, const lfa_table *t, const size_t
 }
 
 /* Model table `t` (keys from `keys_from`) against oracle state `o`. */
-static inline bool agree(const or_state *o, const lfa_table *t, const lfa_table *keys_from, char *diff, size_t cap) {
+bool or_agree(const or_state *o, const lfa_table *t, const lfa_table *keys_from, char *diff, size_t cap) {
   if (t == NULL || !o->created) {
     if ((t == NULL) == !o->created) return true;
     snprintf(diff, cap, "model %s a dataset, oracle %s", t ? "has" : "lacks", o->created ? "has" : "lacks");
@@ -202,7 +193,7 @@ static inline bool agree(const or_state *o, const lfa_table *t, const lfa_table 
 
 /* The model's answer `st` (with `err`) against the oracle's prediction:
  * false with `diff` on a mismatch. */
-static inline bool judge_answer(char *diff, size_t cap, const or_prediction *p, lfa_status st, const lfa_error *err) {
+bool or_judge_answer(char *diff, size_t cap, const or_prediction *p, lfa_status st, const lfa_error *err) {
   if (p->refuse && st == LFA_OK) {
     snprintf(diff, cap, "model accepted; oracle expected a refusal [%s]: %s", p->rule ? p->rule : "-", p->why);
     return false;
@@ -224,7 +215,7 @@ static inline bool judge_answer(char *diff, size_t cap, const or_prediction *p, 
  * *keys (grown as needed, *cap entries; the caller frees it): structure
  * the oracle cannot know by itself (which rows share a fragment), never
  * state. Out of memory aborts. */
-static inline or_fragment fragment_keys(const lfa_table *t, uint64_t id, uint64_t **keys, size_t *cap) {
+or_fragment or_fragment_keys(const lfa_table *t, uint64_t id, uint64_t **keys, size_t *cap) {
   size_t i = t ? lfa_table_fragment(t, id) : SIZE_MAX;
   if (i == SIZE_MAX) return (or_fragment){false, 0, NULL};
   const lfa_fragment *f = &t->fragments[i];
@@ -241,5 +232,3 @@ static inline or_fragment fragment_keys(const lfa_table *t, uint64_t id, uint64_
     if (lfa_fragment_is_live(f, o)) (*keys)[n++] = f->keys[o];
   return (or_fragment){true, n, *keys};
 }
-
-#endif

@@ -1,10 +1,4 @@
-/* oracle_gen.h: requests for the oracle tests, valid and invalid, over a
- * small nested schema, built from choices a caller supplies: fixed-seed
- * random numbers in tests/test_oracle.c, the fuzzer's input bytes in
- * fuzz/ops_differential_fuzz.c. One generator, so both explore the same
- * requests. */
-#ifndef LFA_ORACLE_GEN_H
-#define LFA_ORACLE_GEN_H
+/* oracle_gen.c: the request generator of lfa/oracle_gen.h. */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,33 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/history.h"
-#include "lfa/mutate.h"
-#include "oracle.h"
-#include "oracle_compare.h"
+#include "lfa/oracle_gen.h"
 
-/* Builds random requests, valid and invalid, over a small nested schema.
- * It only builds requests whose answer the spec and mutate.h fix; it avoids
- * the few the spec leaves open: keys
- * reused after insert, tracking a struct whose child is tracked already,
- * renaming a nested field, adding a child to an existing struct. */
-typedef struct gen {
-  unsigned (*choose)(void *src, unsigned n);  /* a value in [0, n) */
-  bool (*coin)(void *src, unsigned percent);  /* yes with about this chance */
-  void *src;                                  /* the source of choices */
-  uint64_t next_key; /* keys are never reused within a sequence */
-  unsigned next_name;
-  const char *names[16], *inval[16];
-  char buf[32][OR_PATH_MAX]; /* strings the current request points into */
-  size_t n_buf;
-  uint64_t rows[16], inserts[8];
-  lfa_new_field nf[8];
-} gen;
+#include "lfa/oracle_compare.h"
 
-static inline unsigned rnd(gen *g, unsigned n) { return g->choose(g->src, n); }
-static inline bool chance(gen *g, unsigned percent) { return g->coin(g->src, percent); }
+unsigned gen_choose(gen *g, unsigned n) { return g->choose(g->src, n); }
+bool gen_chance(gen *g, unsigned percent) { return g->coin(g->src, percent); }
 
-static inline const char *keep(gen *g, const char *s) {
+static unsigned rnd(gen *g, unsigned n) { return gen_choose(g, n); }
+static bool chance(gen *g, unsigned percent) { return gen_chance(g, percent); }
+
+static const char *keep(gen *g, const char *s) {
   if (g->n_buf >= 32) { /* a generator bug, never input-dependent */
     fputs("oracle_gen: string buffer overflow\n", stderr);
     abort();
@@ -49,37 +27,37 @@ static inline const char *keep(gen *g, const char *s) {
   return g->buf[g->n_buf++];
 }
 
-static inline bool below(const char *path, const char *ancestor) {
+static bool below(const char *path, const char *ancestor) {
   size_t n = strlen(ancestor);
   return strncmp(path, ancestor, n) == 0 && path[n] == '.';
 }
 
 typedef bool (*field_pred)(const or_state *s, size_t i);
-static inline bool any_field(const or_state *s, size_t i) { return (void)s, (void)i, true; }
-static inline bool tracked_field(const or_state *s, size_t i) { return s->fields[i].tracked; }
-static inline bool untracked_field(const or_state *s, size_t i) { return !s->fields[i].tracked; }
-static inline bool leaf_field(const or_state *s, size_t i) { return strcmp(s->fields[i].type, "struct") != 0; }
-static inline bool top_field(const or_state *s, size_t i) { return strchr(s->fields[i].path, '.') == NULL; }
+static bool any_field(const or_state *s, size_t i) { return (void)s, (void)i, true; }
+static bool tracked_field(const or_state *s, size_t i) { return s->fields[i].tracked; }
+static bool untracked_field(const or_state *s, size_t i) { return !s->fields[i].tracked; }
+static bool leaf_field(const or_state *s, size_t i) { return strcmp(s->fields[i].type, "struct") != 0; }
+static bool top_field(const or_state *s, size_t i) { return strchr(s->fields[i].path, '.') == NULL; }
 
 /* TRACK is well defined on a tracked field (refused, FA-TXN-8) and on an
  * untracked one with no tracked descendant (FA-NEST-6). */
-static inline bool trackable(const or_state *s, size_t i) {
+static bool trackable(const or_state *s, size_t i) {
   if (s->fields[i].tracked) return true;
   for (size_t j = 0; j < s->n_fields; j++)
     if (s->fields[j].tracked && below(s->fields[j].path, s->fields[i].path)) return false;
   return true;
 }
 
-static inline bool startable(const or_state *s, size_t i) { return !s->fields[i].tracked && trackable(s, i); }
+static bool startable(const or_state *s, size_t i) { return !s->fields[i].tracked && trackable(s, i); }
 
-static inline size_t count_fields(const or_state *s, field_pred want) {
+static size_t count_fields(const or_state *s, field_pred want) {
   size_t n = 0;
   for (size_t i = 0; i < s->n_fields; i++) n += want(s, i);
   return n;
 }
 
 /* A random field meeting `want`, or -1. */
-static inline int pick_field(gen *g, const or_state *s, field_pred want) {
+static int pick_field(gen *g, const or_state *s, field_pred want) {
   size_t n = count_fields(s, want);
   if (n == 0) return -1;
   size_t k = rnd(g, (unsigned)n);
@@ -89,7 +67,7 @@ static inline int pick_field(gen *g, const or_state *s, field_pred want) {
 }
 
 /* A random subset of the fields meeting `want` (at least one when asked). */
-static inline lfa_names_list pick_names(gen *g, const or_state *s, field_pred want, bool nonempty, const char **out) {
+static lfa_names_list pick_names(gen *g, const or_state *s, field_pred want, bool nonempty, const char **out) {
   size_t n = 0;
   for (size_t i = 0; i < s->n_fields && n < 6; i++)
     if (want(s, i) && chance(g, 30)) out[n++] = keep(g, s->fields[i].path);
@@ -98,13 +76,13 @@ static inline lfa_names_list pick_names(gen *g, const or_state *s, field_pred wa
   return (lfa_names_list){n, out};
 }
 
-static inline lfa_names_list add_name(lfa_names_list l, const char **storage, const char *name) {
+static lfa_names_list add_name(lfa_names_list l, const char **storage, const char *name) {
   storage[l.count] = name;
   return (lfa_names_list){l.count + 1, storage};
 }
 
 /* 1..max distinct live keys (none when no row is live). */
-static inline lfa_keys pick_live(gen *g, const or_state *s, size_t max, uint64_t *out) {
+static lfa_keys pick_live(gen *g, const or_state *s, size_t max, uint64_t *out) {
   size_t n = 0;
   if (s->n_rows == 0) return (lfa_keys){0, out};
   size_t want = 1 + rnd(g, (unsigned)(max < s->n_rows ? max : s->n_rows));
@@ -117,14 +95,14 @@ static inline lfa_keys pick_live(gen *g, const or_state *s, size_t max, uint64_t
   return (lfa_keys){n, out};
 }
 
-static inline lfa_keys fresh_keys(gen *g, size_t n, uint64_t *out) {
+static lfa_keys fresh_keys(gen *g, size_t n, uint64_t *out) {
   for (size_t k = 0; k < n; k++) out[k] = g->next_key++;
   return (lfa_keys){n, out};
 }
 
-static inline uint64_t dead_key(gen *g) { return 1000000 + rnd(g, 1000); }
+static uint64_t dead_key(gen *g) { return 1000000 + rnd(g, 1000); }
 
-static inline lfa_keys add_key(lfa_keys k, uint64_t *storage, uint64_t key) {
+static lfa_keys add_key(lfa_keys k, uint64_t *storage, uint64_t key) {
   storage[k.count] = key;
   return (lfa_keys){k.count + 1, storage};
 }
@@ -132,7 +110,7 @@ static inline lfa_keys add_key(lfa_keys k, uint64_t *storage, uint64_t key) {
 /* CREATE / OVERWRITE: id, emb, payload{value, note}, each with a random
  * assignment (a tracked struct's children take its assignment, FA-NEST-6);
  * OVERWRITE may leave emb or the payload subtree out. */
-static inline void gen_fresh(gen *g, lfa_request *q, const or_state *head) {
+static void gen_fresh(gen *g, lfa_request *q, const or_state *head) {
   static const char *const paths[] = {"id", "emb", "payload", "payload.value", "payload.note"};
   static const char *const types[] = {"int64", "fixed_size_list:float:4", "struct", "int32", "string"};
   bool overwrite = q->op == LFA_OP_OVERWRITE;
@@ -157,21 +135,21 @@ static inline void gen_fresh(gen *g, lfa_request *q, const or_state *head) {
   if (chance(g, 2)) q->fields = add_name(q->fields, g->names, "nope");
 }
 
-static inline void gen_append(gen *g, lfa_request *q, const or_state *s) {
+static void gen_append(gen *g, lfa_request *q, const or_state *s) {
   q->rows = fresh_keys(g, 1 + rnd(g, 4), g->rows);
   q->rows_per_file = rnd(g, 3);
   q->fields = pick_names(g, s, any_field, true, g->names);
   if (chance(g, 8)) q->fields = add_name(q->fields, g->names, "nope");
 }
 
-static inline void gen_delete(gen *g, lfa_request *q, const or_state *s) {
+static void gen_delete(gen *g, lfa_request *q, const or_state *s) {
   q->rows = pick_live(g, s, 3, g->rows);
   if (q->rows.count == 0 || chance(g, 8)) q->rows = add_key(q->rows, g->rows, dead_key(g));
 }
 
 /* Tracked fields a write of `w` does not reach (FA-NEST-2): invalidating
  * them with that write is valid. */
-static inline lfa_names_list pick_invalidations(gen *g, const or_state *s, lfa_names_list w, const char **out) {
+static lfa_names_list pick_invalidations(gen *g, const or_state *s, lfa_names_list w, const char **out) {
   lfa_names_list all = pick_names(g, s, tracked_field, false, out);
   if (chance(g, 15)) return all; /* may clash with the write: FA-SEM-5 */
   size_t n = 0;
@@ -186,7 +164,7 @@ static inline lfa_names_list pick_invalidations(gen *g, const or_state *s, lfa_n
 
 /* UPDATE: writes, invalidations or both, on live rows; now and then an
  * unknown field, an untracked invalidation, a clash or a dead key. */
-static inline void gen_update(gen *g, lfa_request *q, const or_state *s) {
+static void gen_update(gen *g, lfa_request *q, const or_state *s) {
   q->rows = pick_live(g, s, 3, g->rows);
   q->rewrite_columns = chance(g, 50);
   if (chance(g, 65)) q->fields = pick_names(g, s, any_field, true, g->names);
@@ -202,7 +180,7 @@ static inline void gen_update(gen *g, lfa_request *q, const or_state *s) {
 
 /* MERGE_INSERT: on _rowid (update-only) or on a key, with matched rows,
  * inserts, matched deletes and invalidations; invalid mixes now and then. */
-static inline void gen_merge_insert(gen *g, lfa_request *q, const or_state *s) {
+static void gen_merge_insert(gen *g, lfa_request *q, const or_state *s) {
   q->on_row_id = chance(g, 30);
   q->delete_matched = !q->on_row_id && chance(g, 20);
   q->rows = chance(g, 85) ? pick_live(g, s, 3, g->rows) : (lfa_keys){0, g->rows};
@@ -214,7 +192,7 @@ static inline void gen_merge_insert(gen *g, lfa_request *q, const or_state *s) {
 }
 
 /* ADD_COLUMNS: a new top-level leaf, or a new struct with two children. */
-static inline void gen_add_columns(gen *g, lfa_request *q, const or_state *s) {
+static void gen_add_columns(gen *g, lfa_request *q, const or_state *s) {
   static const char *const leaf_types[] = {"int64", "string", "int32", "double"};
   char path[OR_PATH_MAX];
   unsigned k = g->next_name++;
@@ -237,7 +215,7 @@ static inline void gen_add_columns(gen *g, lfa_request *q, const or_state *s) {
   q->n_new_fields = n, q->new_fields = g->nf, q->with_data = chance(g, 50);
 }
 
-static inline void gen_alter(gen *g, lfa_request *q, const or_state *s) {
+static void gen_alter(gen *g, lfa_request *q, const or_state *s) {
   static const char *const casts[][2] = {
       {"int64", "int32"},   {"int32", "int64"}, {"string", "large_string"}, {"large_string", "string"},
       {"double", "float"},  {"float", "double"}, {"fixed_size_list:float:4", "fixed_size_list:double:4"},
@@ -264,7 +242,7 @@ static inline void gen_alter(gen *g, lfa_request *q, const or_state *s) {
 }
 
 /* The parent of field `i` when `i` is its only child, else -1. */
-static inline int sole_child_of(const or_state *s, size_t i) {
+static int sole_child_of(const or_state *s, size_t i) {
   char parent[OR_PATH_MAX];
   const char *dot = strrchr(s->fields[i].path, '.');
   if (dot == NULL) return -1;
@@ -278,7 +256,7 @@ static inline int sole_child_of(const or_state *s, size_t i) {
 /* DROP: one field, never the last top-level one, never a struct's last
  * child (whether the struct stays, empty, is Lance's schema rule, not the
  * spec's: the struct itself is dropped instead). */
-static inline void gen_drop(gen *g, lfa_request *q, const or_state *s) {
+static void gen_drop(gen *g, lfa_request *q, const or_state *s) {
   int f = pick_field(g, s, any_field);
   for (int up = f >= 0 ? sole_child_of(s, (size_t)f) : -1; up >= 0; up = sole_child_of(s, (size_t)f)) f = up;
   if (f >= 0 && top_field(s, (size_t)f) && count_fields(s, top_field) == 1) f = -1;
@@ -291,11 +269,11 @@ static inline void gen_drop(gen *g, lfa_request *q, const or_state *s) {
 }
 
 /* The oracle index of model field `id`, or -1 (a dropped id, a tombstone). */
-static inline int oracle_field_of(const or_state *s, const lfa_table *t, int32_t id) {
+static int oracle_field_of(const or_state *s, const lfa_table *t, int32_t id) {
   const lfa_field *mf = id >= 0 ? lfa_table_field(t, id) : NULL;
   char path[2 * OR_PATH_MAX];
   if (mf == NULL) return -1;
-  model_path(t, (size_t)(mf - t->fields), path, sizeof path);
+  or_model_path(t, (size_t)(mf - t->fields), path, sizeof path);
   return or_field_index(s, path);
 }
 
@@ -306,7 +284,7 @@ static inline int oracle_field_of(const or_state *s, const lfa_table *t, int32_t
  * request would be refused (ops_differential found the generator cutting a
  * 15-field file to 12 and predicting acceptance). */
 enum { FILE_NAMES_MAX = 12 }; /* g->names keeps room for the additions of gen_replace */
-static inline size_t file_names(gen *g, const or_state *s, const lfa_table *t, const lfa_data_file *df, const char **out) {
+static size_t file_names(gen *g, const or_state *s, const lfa_table *t, const lfa_data_file *df, const char **out) {
   bool in[OR_MAX_FIELDS] = {false};
   size_t n = 0;
   if (df->n_fields > FILE_NAMES_MAX) return 0;
@@ -325,7 +303,7 @@ static inline size_t file_names(gen *g, const or_state *s, const lfa_table *t, c
 }
 
 /* Does any data file of `f` list `path` or a field below it? */
-static inline bool stored_in(const or_state *s, const lfa_table *t, const lfa_fragment *f, const char *path) {
+static bool stored_in(const or_state *s, const lfa_table *t, const lfa_fragment *f, const char *path) {
   for (size_t k = 0; k < f->n_files; k++)
     for (size_t m = 0; m < f->files[k].n_fields; m++) {
       int i = oracle_field_of(s, t, f->files[k].fields[m]);
@@ -338,7 +316,7 @@ static inline bool stored_in(const or_state *s, const lfa_table *t, const lfa_fr
  * one for fields no file holds. Which files a fragment has is structure: the
  * generator reads it from the model's head to build only well-formed
  * replacements (or an unknown fragment, refused); the oracle needs none of it. */
-static inline void gen_replace(gen *g, lfa_request *q, const or_state *s, const lfa_table *t) {
+static void gen_replace(gen *g, lfa_request *q, const or_state *s, const lfa_table *t) {
   size_t n = 0;
   const lfa_fragment *f = t && t->n_fragments && !chance(g, 6) ? &t->fragments[rnd(g, (unsigned)t->n_fragments)] : NULL;
   q->fragment_id = f ? f->id : 999999;
@@ -355,7 +333,7 @@ static inline void gen_replace(gen *g, lfa_request *q, const or_state *s, const 
 /* OVERLAY: a fragment of the model's head (structure only), the fields
  * written and some of its live rows; now and then an unknown fragment or a
  * row outside it. */
-static inline void gen_overlay(gen *g, lfa_request *q, const or_state *s, const lfa_table *t) {
+static void gen_overlay(gen *g, lfa_request *q, const or_state *s, const lfa_table *t) {
   q->fields = pick_names(g, s, any_field, true, g->names);
   if (chance(g, 5)) q->fields = add_name(q->fields, g->names, "nope");
   if (t == NULL || t->n_fragments == 0 || chance(g, 6)) {
@@ -383,7 +361,7 @@ static inline void gen_overlay(gen *g, lfa_request *q, const or_state *s, const 
 
 /* The next request of a sequence: `op` (the first one creates), its
  * arguments drawn from the generator's source. */
-static inline void gen_request(gen *g, lfa_request *q, lfa_op op, const oracle *o, const lfa_history *h) {
+void gen_request(gen *g, lfa_request *q, lfa_op op, const oracle *o, const lfa_history *h) {
   const or_state *s = &o->head;
   memset(q, 0, sizeof *q);
   g->n_buf = 0;
@@ -418,9 +396,9 @@ static inline void gen_request(gen *g, lfa_request *q, lfa_op op, const oracle *
 /* ---- describing requests, for the logs printed on a disagreement -------------------- */
 
 /* Appends to `out` (cap bytes, *used so far); *used never passes cap. */
-static inline void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static inline void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) {
+static void gen_put(char *out, size_t cap, size_t *used, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (*used < cap) *used += (size_t)vsnprintf(out + *used, cap - *used, fmt, ap);
@@ -428,17 +406,17 @@ static inline void gen_put(char *out, size_t cap, size_t *used, const char *fmt,
   va_end(ap);
 }
 
-static inline void gen_put_names(char *out, size_t cap, size_t *used, const char *label, lfa_names_list l) {
+static void gen_put_names(char *out, size_t cap, size_t *used, const char *label, lfa_names_list l) {
   for (size_t i = 0; i < l.count; i++) gen_put(out, cap, used, "%s%s", i ? "," : label, l.names[i]);
 }
 
-static inline void gen_put_keys(char *out, size_t cap, size_t *used, const char *label, lfa_keys k) {
+static void gen_put_keys(char *out, size_t cap, size_t *used, const char *label, lfa_keys k) {
   for (size_t i = 0; i < k.count; i++) gen_put(out, cap, used, "%s%" PRIu64, i ? "," : label, k.keys[i]);
 }
 
 /* Appends one line describing `q` to `log` (cap bytes, *len so far; the
  * last byte stays for the terminating NUL). */
-static inline void gen_describe(char *log, size_t cap, size_t *len, const lfa_request *q) {
+void gen_describe(char *log, size_t cap, size_t *len, const lfa_request *q) {
   char l[1024];
   size_t n = 0, lc = sizeof l;
   gen_put(l, lc, &n, "  %s", lfa_op_name(q->op));
@@ -464,5 +442,3 @@ static inline void gen_describe(char *log, size_t cap, size_t *len, const lfa_re
   gen_put(log, cap, len, "%s\n", l);
   if (*len >= cap) *len = cap - 1;
 }
-
-#endif

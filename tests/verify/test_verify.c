@@ -7,7 +7,7 @@
  * bundled sample, every real Lance dataset in ../shared/lance-test-data,
  * and histories the reference writer writes in both row id modes.
  * Faults: edited manifests, transactions and roots (the pattern of
- * tests/test_dataset.c: decode, edit, encode again).
+ * tests/read/test_dataset.c: decode, edit, encode again).
  * Requirement ids: FA-VERIFY-2, FA-VERIFY-3, FA-VERIFY-5, FA-FLAG-1,
  * FA-FLAG-2, FA-FLAG-6, FA-OP-1, FA-OP-4, FA-STORE-1, FA-STORE-2,
  * FA-STORE-3, FA-STORE-5, FA-ROOT-2, FA-ROOT-3, FA-ROOT-4, FA-ROOT-5,
@@ -20,8 +20,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "every_commit.h"
 #include "lfa/bitmap.h"
+#include "lfa/edit.h"
+#include "lfa/fixtures.h"
 #include "lfa/history.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -29,7 +30,6 @@
 #include "lfa/pb_types.h"
 #include "lfa/root.h"
 #include "lfa/rowids.h"
-#include "lfa/sample.h"
 #include "lfa/transaction.h"
 #include "lfa/verify.h"
 
@@ -52,7 +52,7 @@ static void temp_dataset(char *dir) {
 static void make_sample(char *dir) {
   temp_dataset(dir);
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
 }
 
 static void copy_example(char *dir) {
@@ -69,11 +69,8 @@ static void remove_tree(const char *dir) {
 }
 
 static void put_file(const char *dir, const char *rel, const uint8_t *data, size_t len) {
-  char path[LFA_PATH_BYTES_MAX];
   lfa_error err = {0};
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  unlink(path);
-  assert_ok(lfa_fs_write_new(path, data, len, &err), &err);
+  assert_ok(lfa_edit_replace(NULL, dir, rel, data, len, &err), &err);
 }
 
 /* ---- verifying ------------------------------------------------------------------------ */
@@ -159,35 +156,19 @@ typedef void (*edit_fn)(lfa_manifest_file *mf, const char *dir, void *ctx);
 
 /* Decodes version v, lets `fix` edit it, writes it back. */
 static void edit_version(const char *dir, uint64_t v, edit_fn fix, void *ctx) {
-  char path[LFA_PATH_BYTES_MAX], rel[64];
-  lfa_buf b = {0};
   lfa_error err = {0};
-  lfa_manifest_file mf;
-  snprintf(rel, sizeof rel, "_versions/%llu.manifest", (unsigned long long)v);
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  assert_ok(lfa_fs_read(&b, path, LFA_MANIFEST_FILE_BYTES_MAX, &err), &err);
-  assert_ok(lfa_manifest_file_decode(&mf, b.data, b.len, &err), &err);
-  fix(&mf, dir, ctx);
-  b.len = 0;
-  assert_ok(lfa_manifest_file_encode(&b, mf.manifest, mf.transaction, &err), &err);
-  put_file(dir, rel, b.data, b.len);
-  lfa_manifest_file_free(&mf);
-  lfa_buf_free(&b);
+  lfa_edit e;
+  assert_ok(lfa_edit_open(&e, NULL, dir, v, &err), &err);
+  fix(&e.file, dir, ctx);
+  assert_ok(lfa_edit_save(&e, &err), &err);
+  lfa_edit_close(&e);
 }
 
 /* The version's transaction, made inline so that it can be edited (the
  * `.txn` file is no longer named, so the two never disagree). */
 static Txn *txn_to_edit(lfa_manifest_file *mf, const char *dir) {
-  const char *name = mf->manifest->transaction_file;
-  if (mf->transaction == NULL) {
-    char path[LFA_PATH_BYTES_MAX];
-    lfa_buf b = {0};
-    lfa_error err = {0};
-    snprintf(path, sizeof path, "%s/_transactions/%s", dir, name);
-    assert_ok(lfa_fs_read(&b, path, LFA_TRANSACTION_BYTES_MAX, &err), &err);
-    assert_ok(lfa_transaction_decode(&mf->transaction, b.data, b.len, &err), &err);
-    lfa_buf_free(&b);
-  }
+  lfa_error err = {0};
+  assert_ok(lfa_edit_load_transaction(mf, NULL, dir, &err), &err);
   set_string(&mf->manifest->transaction_file, "");
   return mf->transaction;
 }
@@ -470,12 +451,12 @@ enum { RESTORE_VERSION = 8 };
  * update, append, row-moving update with an invalidation, delete,
  * compaction, invalidation only, restore (version 8), rename, index. */
 static void write_history(const char *dir, bool stable) {
-  lfa_request steps[EVERY_COMMIT_STEPS];
-  every_commit_steps(steps, stable);
+  lfa_request steps[LFA_FIXTURE_EVERY_COMMIT_STEPS];
+  lfa_fixture_every_commit(steps, stable);
   lfa_history h;
   lfa_error err = {0};
   assert_ok(lfa_history_open(&h, dir, 42, &err), &err);
-  for (size_t i = 0; i < EVERY_COMMIT_STEPS; i++)
+  for (size_t i = 0; i < LFA_FIXTURE_EVERY_COMMIT_STEPS; i++)
     if (lfa_history_apply(&h, &steps[i], 0, &err) != LFA_OK)
       fail_msg("step %zu (%s): %s", i + 1, lfa_op_name(steps[i].op), err.msg);
   lfa_history_close(&h);
@@ -559,13 +540,10 @@ static void drop_moved_row(lfa_manifest_file *mf, const char *dir, void *ctx) {
   for (size_t k = 0; k < m->n_field_assignment_states; k++)
     if (m->field_assignment_states[k]->field_id == TAG) d = m->field_assignment_states[k];
   assert_non_null(d);
-  char path[LFA_PATH_BYTES_MAX], rel[160];
-  lfa_buf b = {0};
+  char rel[160];
   lfa_error err = {0};
   lfa_root *root = NULL;
-  snprintf(path, sizeof path, "%s/%s", dir, d->root->path);
-  assert_ok(lfa_fs_read(&b, path, 1 << 20, &err), &err);
-  assert_ok(lfa_root_decode(&root, b.data, b.len, &err), &err);
+  assert_ok(lfa_edit_read_root(&root, NULL, dir, d->root->path, &err), &err);
   lfa_root_entry *e = NULL;
   for (size_t k = 0; k < root->n_fragments; k++)
     if (root->fragments[k]->fragment_id == frag->id) e = root->fragments[k];
@@ -577,14 +555,12 @@ static void drop_moved_row(lfa_manifest_file *mf, const char *dir, void *ctx) {
   file.path = rel, file.size_bytes = bm.len, file.has_size_bytes = true;
   e->state_case = LANCE__TABLE__FIELD_ASSIGNMENT_FRAGMENT__STATE_PARTIAL;
   e->partial = clone_msg(&file); /* freed with the root */
-  b.len = 0;
-  assert_ok(lfa_root_encode(&b, root, &err), &err);
+  uint64_t size = 0;
   snprintf(rel, sizeof rel, "_field_assignments/roots/%d/feedface-0000-4000-8000-00000000d00d.root", TAG);
-  put_file(dir, rel, b.data, b.len);
+  assert_ok(lfa_edit_put_root(NULL, dir, rel, root, &size, &err), &err);
   set_string(&d->root->path, rel);
-  d->root->size_bytes = b.len, d->root->has_size_bytes = true;
+  d->root->size_bytes = size, d->root->has_size_bytes = true;
   lfa_root_free(root);
-  lfa_buf_free(&b);
   lfa_buf_free(&bm);
 }
 

@@ -14,8 +14,8 @@
  * model's head table for that mapping (fragment id -> keys) and passes it in
  * an or_fragment. It is structure, never state.
  */
-#ifndef LFA_TESTS_ORACLE_H
-#define LFA_TESTS_ORACLE_H
+#ifndef LFA_ORACLE_H
+#define LFA_ORACLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

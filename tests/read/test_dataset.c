@@ -16,9 +16,8 @@
 #include "lfa/snapshot_model.h"
 #include "lfa/manifest.h"
 #include "lfa/pb.h"
-#include "range_sequences.h"
+#include "lfa/fixtures.h"
 #include "rowids.pb-c.h"
-#include "lfa/sample.h"
 #include "lfa/transaction.h"
 
 /* An open that reads every tracked field too. */
@@ -74,7 +73,7 @@ static void make_sample(char *dir) {
   assert_non_null(mkdtemp(dir));
   strcat(dir, "/ds");
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
 }
 
 static void remove_tree(const char *dir) {
@@ -419,7 +418,7 @@ static void test_FA_LIMIT_1_row_ids_budgeted_per_snapshot(void **state) {
   assert_ok(lfa_manifest_file_decode(&mf, in.data, in.len, &err), &err);
   Lance__Table__Manifest m = *mf.manifest;
   Lance__Table__DataFragment frags[FRAGS], *list[FRAGS];
-  assert_ok(pack_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err), &err);
+  assert_ok(lfa_fixture_range_sequences(seq, FRAGS, LFA_ROW_IDS_MAX, &err), &err);
   for (size_t i = 0; i < FRAGS; i++) {
     frags[i] = *mf.manifest->fragments[0];
     frags[i].id = i, frags[i].physical_rows = LFA_ROW_IDS_MAX, frags[i].deletion_file = NULL;
@@ -462,7 +461,7 @@ static void write_without_sequences(const char *dir, uint64_t version, uint64_t 
   Lance__Table__Manifest m = *mf.manifest;
   assert_true(m.n_fragments >= 2 && m.n_fragments <= FRAGMENTS_MAX);
   Lance__Table__DataFragment frags[FRAGMENTS_MAX], *list[FRAGMENTS_MAX];
-  assert_ok(pack_range_sequences(&seq, 1, m.fragments[0]->physical_rows, &err), &err);
+  assert_ok(lfa_fixture_range_sequences(&seq, 1, m.fragments[0]->physical_rows, &err), &err);
   for (size_t i = 0; i < m.n_fragments; i++) {
     frags[i] = *m.fragments[i], list[i] = &frags[i];
     frags[i].row_id_sequence_case = LANCE__TABLE__DATA_FRAGMENT__ROW_ID_SEQUENCE__NOT_SET;

@@ -20,8 +20,8 @@
 #include "lfa/bitmap.h"
 #include "lfa/snapshot_model.h"
 #include "lfa/pb.h"
+#include "lfa/fixtures.h"
 #include "lfa/pb_types.h"
-#include "lfa/sample.h"
 #include "lfa/transaction.h"
 
 /* An open that reads every tracked field too. */
@@ -111,7 +111,7 @@ static void test_FA_OP_4_sample_replays(void **state) {
   assert_non_null(mkdtemp(dir));
   strcat(dir, "/ds");
   lfa_error err = {0};
-  assert_ok(lfa_sample_write(dir, &err), &err);
+  assert_ok(lfa_fixture_write_sample(dir, &err), &err);
   replay_all(dir, 5);
   *strrchr(dir, '/') = '\0';
   char cmd[128];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_dump.sh: `lfa`, `lfa sample` and `lfa dump` from the outside: exit
 # codes, help, and JSON checked against facts stated by hand (the sample's
-# history in harness/sample.c, the upstream example's README table, the
+# history in testkit/fixtures.c, the upstream example's README table, the
 # test-data README). Run by ctest with the built lfa as $1.
 . "$(dirname "$0")/lib_cli.sh" "$1"
 
@@ -91,7 +91,7 @@ check "v0.5.9 three appends" json ../shared/lance-test-data/v0.5.9/dataset_with_
 assert len(d["versions"]) == 3 and [len(V[n]["fragments"]) for n in (1, 2, 3)] == [1, 2, 3]
 '
 
-# live rows (--rows), by hand from the sample's history (harness/sample.c):
+# live rows (--rows), by hand from the sample's history (testkit/fixtures.c):
 # fragments 0 and 1 of 10 rows, then 2 of 4; version 4 deletes offsets 2 and 7
 # of fragment 0 ({2,7}); the sample uses address row ids, so no live_row_ids
 check "dump --rows JSON" json_rows "$tmp/s" '

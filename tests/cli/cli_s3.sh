@@ -32,7 +32,7 @@
 # Run by ctest with the built lfa as $1; exit 77 (skipped) with
 # LFA_SKIP_LANCE=1, which leaves the npm peers uninstalled.
 . "$(dirname "$0")/lib_cli.sh" "$1"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . tests/s3_util.sh
 s3_need
 s3_start
@@ -195,7 +195,7 @@ for kind in cut-entries no-close keycount reorder; do
   check "...and sends no DELETE" bash -c "! grep -q '^DELETE' '$tmp/m.log'"
   kill "${S3_PIDS[-1]}"
 done
-# a _versions/ page cut at every 97th byte (every byte: tests/test_s3_listing.c), its
+# a _versions/ page cut at every 97th byte (every byte: tests/fs/test_s3_listing.c), its
 # Content-Length saying the cut: never a clean verdict
 page=$(curl -s "$direct/lfa?list-type=2&prefix=sample%2F_versions%2F" | wc -c)
 cuts=0 clean=0

@@ -8,7 +8,7 @@
  * Everything else (deletes, compaction, renames, casts, nullability,
  * metadata) leaves every surviving row as it was.
  */
-#include "oracle.h"
+#include "lfa/oracle.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-# lib_cli.sh: what the command-line tests (tests/cli_*.sh) share. Source it
+# lib_cli.sh: what the command-line tests (tests/cli/cli_*.sh) share. Source it
 # with the built lfa as its argument: `. "$(dirname "$0")/lib_cli.sh" "$1"`.
 # It sets $lfa and a scratch $tmp (removed on exit) and counts checks;
 # end the script with `finish`, which prints the plain closing line.

@@ -1,9 +1,10 @@
-/* sample.c: a small dataset written by lfa itself (lfa/sample.h).
+/* fixtures.c: the sample, a small dataset written by lfa itself
+ * (lfa/fixtures.h lfa_fixture_write_sample).
  *
  * It is the bundled default that the README's first command dumps, and a
  * fixture for tests. It is scripted by hand against the format layer;
  * every object sits at its upstream path in its upstream encoding. The
- * history (hand-checked in tests/test_dataset.c and tests/cli_dump.sh):
+ * history (hand-checked in tests/read/test_dataset.c and tests/cli/cli_dump.sh):
  *
  *   v1 Overwrite   fragments 0 and 1, 10 rows each, fields id(0), text(1)
  *   v2 Merge       adds nullable `embedding` (2) with no data files, and
@@ -20,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfa/sample.h"
 #include "lfa/bitmap.h"
 #include "lfa/deletion.h"
+#include "lfa/fixtures.h"
 #include "lfa/fs.h"
 #include "lfa/limits.h"
 #include "lfa/manifest.h"
@@ -316,7 +317,7 @@ static lfa_status v5_append(writer *w, history *h) {
 }
 
 
-lfa_status lfa_sample_write(const char *dir, lfa_error *err) {
+lfa_status lfa_fixture_write_sample(const char *dir, lfa_error *err) {
   writer w = {dir, 0, err};
   history *h = calloc(1, sizeof *h);
   lfa_status st = h ? LFA_OK : lfa_fail(err, LFA_ERR_NOMEM, NULL, "out of memory");
