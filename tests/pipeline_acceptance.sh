@@ -9,7 +9,7 @@
 # so 8,000 of the 58,000 live rows stay assigned (FA-INVAL-1); tracked with
 # the writer bit alone, Lance 12 reads the table and refuses to write it
 # (03§1). Exit 77 (LFA_SKIP_LANCE=1): skipped.
-. "$(dirname "$0")/lib_cli.sh" "$1"
+. "$(dirname "$0")/cli/lib_cli.sh" "$1"
 if [ "${LFA_SKIP_LANCE:-}" = 1 ]; then echo "pipeline acceptance: skipped because LFA_SKIP_LANCE=1"; exit 77; fi
 [ -f interop/lance12/node_modules/@lancedb/lancedb/package.json ] ||
   { echo "FAIL: the Lance 12 peer is not installed (interop/lance12/node_modules; run scripts/peers.sh)"; exit 1; }
