@@ -236,12 +236,6 @@ lfa_status lfa_manifest_file_encode(lfa_buf *out, const Lance__Table__Manifest *
  * it was read. */
 static const lfa_pb_move DESCRIPTORS_EARLIER = {LFA_MANIFEST_FIELD_DESCRIPTORS, LFA_MANIFEST_FIELD_DESCRIPTORS_BEFORE};
 
-const lfa_pb_move *lfa_sidecar_move(const Lance__Table__Manifest *m) {
-  static const lfa_pb_move SIDECAR_EARLIER = {LFA_TRANSACTION_FIELD_SIDECAR, LFA_TRANSACTION_FIELD_SIDECAR_BEFORE};
-  lfa_layout layout = lfa_manifest_layout(m);
-  return layout == LFA_LAYOUT_PREVIOUS || layout == LFA_LAYOUT_DRAFT ? &SIDECAR_EARLIER : NULL;
-}
-
 /* [FA-LANCE-1] sections in Lance's order (index, transaction), then the
  * manifest pointing at them, then the footer. */
 lfa_status lfa_manifest_file_encode_sections(lfa_buf *out, const Lance__Table__Manifest *manifest,

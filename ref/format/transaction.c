@@ -86,6 +86,14 @@ lfa_status lfa_transaction_encode(lfa_buf *out, const Lance__Table__Transaction 
   return lfa_pb_pack(out, &txn->base, err);
 }
 
+/* [FA-FLAG-7] Where the transaction of a manifest of an earlier layout
+ * keeps the sidecar: field 5, so that it reads back as it was read. */
+const lfa_pb_move *lfa_sidecar_move(const Lance__Table__Manifest *m) {
+  static const lfa_pb_move SIDECAR_EARLIER = {LFA_TRANSACTION_FIELD_SIDECAR, LFA_TRANSACTION_FIELD_SIDECAR_BEFORE};
+  lfa_layout layout = lfa_manifest_layout(m);
+  return layout == LFA_LAYOUT_PREVIOUS || layout == LFA_LAYOUT_DRAFT ? &SIDECAR_EARLIER : NULL;
+}
+
 lfa_status lfa_transaction_encode_beside(lfa_buf *out, const Lance__Table__Transaction *txn,
                                          const Lance__Table__Manifest *m, lfa_error *err) {
   const lfa_pb_move *move = lfa_sidecar_move(m);

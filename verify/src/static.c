@@ -438,12 +438,6 @@ static bool check_descriptors(const vf_ctx *c, const vf_version *v, const Manife
   return broken;
 }
 
-void vf_writer_of(char *out, size_t cap, const Manifest *m) {
-  const Lance__Table__Manifest__WriterVersion *wv = m->writer_version;
-  if (wv == NULL) snprintf(out, cap, "no writer_version");
-  else snprintf(out, cap, "writer_version %s %s", wv->library ? wv->library : "?", wv->version ? wv->version : "?");
-}
-
 /* [FA-LANCE-21] Bit 256 without descriptors: Lance 12's mixed data-file
  * versions in both words (a note), half of that pair in one word alone (an
  * error: Lance 12 refuses the manifest). */
